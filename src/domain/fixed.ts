@@ -1,0 +1,140 @@
+/**
+ * Exact fixed-point arithmetic at 8 decimal places (the matcher's precision).
+ *
+ * Two representations, chosen for speed on the hot path:
+ * - `Units` (a JS number holding a *safe integer* count of 1e-8): prices and quantities. The book only
+ *   compares, adds and subtracts them, which is exact for safe integers. Every value is checked with
+ *   Number.isSafeInteger where it enters, so no fractional double ever appears.
+ * - `Money` (a bigint count of 1e-8): balances, notionals, fees, PnL — anything that multiplies.
+ *
+ * No binary floating point is used for money, price or quantity math anywhere in the engine.
+ */
+export type Units = number;
+export type Money = bigint;
+
+export const DECIMALS = 8;
+export const SCALE = 100_000_000;
+export const SCALE_N = 100_000_000n;
+/** Largest price/quantity accepted, in units (≈ 90 million): keeps Units safe integers. */
+export const MAX_UNITS = Number.MAX_SAFE_INTEGER;
+
+export type RoundMode = 'halfUp' | 'down';
+
+export class FixedPointError extends Error {}
+
+const DECIMAL_RE = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
+
+/**
+ * Parses a decimal string or JSON number into a bigint count of 1e-8, rounding half-up (default,
+ * as the matcher does for amounts and prices) or down (withdrawals).
+ */
+export function parseMoney(input: string | number | bigint, mode: RoundMode = 'halfUp'): Money {
+  if (typeof input === 'bigint') return input * SCALE_N;
+  let text: string;
+  if (typeof input === 'number') {
+    if (!Number.isFinite(input)) throw new FixedPointError('not a finite number');
+    // Number#toString is the shortest round-trip decimal of the double, i.e. what the client wrote.
+    text = input.toString();
+  } else {
+    text = input.trim();
+  }
+  const m = DECIMAL_RE.exec(text);
+  if (!m || (m[2] === '' && (m[3] === undefined || m[3] === ''))) throw new FixedPointError(`not a decimal: ${JSON.stringify(text)}`);
+  const negative = m[1] === '-';
+  let intPart = m[2] || '0';
+  let frac = m[3] ?? '';
+  const exp = m[4] ? Number(m[4]) : 0;
+  if (!Number.isSafeInteger(exp) || Math.abs(exp) > 400) throw new FixedPointError('exponent out of range');
+  // Shift the decimal point by the exponent.
+  if (exp > 0) {
+    const moved = frac.slice(0, exp).padEnd(exp, '0');
+    intPart = intPart + moved;
+    frac = frac.slice(exp);
+  } else if (exp < 0) {
+    const k = -exp;
+    const padded = intPart.padStart(k + 1, '0');
+    frac = padded.slice(padded.length - k) + frac;
+    intPart = padded.slice(0, padded.length - k);
+  }
+  const kept = frac.slice(0, DECIMALS).padEnd(DECIMALS, '0');
+  const rest = frac.slice(DECIMALS);
+  let value = BigInt(intPart) * SCALE_N + BigInt(kept);
+  if (mode === 'halfUp' && rest.length > 0 && rest.charCodeAt(0) >= 53 /* '5' */) value += 1n;
+  return negative ? -value : value;
+}
+
+/** Parses into safe-integer Units; throws when the value does not fit. */
+export function parseUnits(input: string | number, mode: RoundMode = 'halfUp'): Units {
+  const v = parseMoney(input, mode);
+  if (v > BigInt(MAX_UNITS) || v < -BigInt(MAX_UNITS)) throw new FixedPointError('value out of range');
+  return Number(v);
+}
+
+/** True when the decimal carries a non-zero digit beyond the 8th fractional place (it would be rounded). */
+export function hasExcessPrecision(input: string | number): boolean {
+  const text = typeof input === 'number' ? input.toString() : input.trim();
+  const m = DECIMAL_RE.exec(text);
+  if (!m) return false;
+  const exp = m[4] ? Number(m[4]) : 0;
+  const frac = m[3] ?? '';
+  // After shifting by exp, fractional digits at index >= 8 are those at index >= 8 + exp here.
+  const cut = DECIMALS + exp;
+  const beyond = cut >= 0 ? frac.slice(cut) : (m[2] || '').slice(cut) + frac;
+  return /[1-9]/.test(beyond);
+}
+
+/** Formats a count of 1e-8 as a plain decimal string with no trailing zeros ("1.5", "0", "-0.00000001"). */
+export function formatUnits(units: Units | Money): string {
+  let v = typeof units === 'bigint' ? units : BigInt(units);
+  const negative = v < 0n;
+  if (negative) v = -v;
+  const int = v / SCALE_N;
+  const frac = v % SCALE_N;
+  let s = int.toString();
+  if (frac !== 0n) s += '.' + frac.toString().padStart(DECIMALS, '0').replace(/0+$/, '');
+  return negative ? '-' + s : s;
+}
+
+/** JSON number for wire responses (the wire contract asks for numbers); exact for 8-dp values. */
+export function toWireNumber(units: Units | Money): number {
+  return Number(formatUnits(units));
+}
+
+/** notional = quantity × price, in money units (1e-8), rounded half-up once per fill. */
+export function notional(quantity: Units, price: Units): Money {
+  return mulDivHalfUp(BigInt(quantity), BigInt(price), SCALE_N);
+}
+
+/** a × b / d rounded half-up (away from zero for the half), exact bigint arithmetic. */
+export function mulDivHalfUp(a: bigint, b: bigint, d: bigint): bigint {
+  const p = a * b;
+  const q = p / d;
+  const r = p % d;
+  if (r === 0n) return q;
+  const twice = (r < 0n ? -r : r) * 2n;
+  if (twice >= (d < 0n ? -d : d)) return (p < 0n) !== (d < 0n) ? q - 1n : q + 1n;
+  return q;
+}
+
+/** a × b / d rounded up (toward +infinity) for non-negative inputs. */
+export function mulDivCeil(a: bigint, b: bigint, d: bigint): bigint {
+  const p = a * b;
+  const q = p / d;
+  return p % d === 0n ? q : q + 1n;
+}
+
+/** a × rate where rate is a fraction expressed in 1e-8 units (0.0002 → 20_000); rounded up. */
+export function applyRateCeil(amount: Money, rate: Units): Money {
+  if (amount <= 0n || rate <= 0) return 0n;
+  return mulDivCeil(amount, BigInt(rate), SCALE_N);
+}
+
+export function minBig(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}
+export function maxBig(a: bigint, b: bigint): bigint {
+  return a > b ? a : b;
+}
+export function absBig(a: bigint): bigint {
+  return a < 0n ? -a : a;
+}

@@ -1,0 +1,49 @@
+/**
+ * Order ids.
+ * - Version 2 (clients make these): `DDDDD:` + 26 hex characters, DDDDD = whole UTC days since 2025-07-24.
+ * - Version 1 (legacy, still accepted where the spec says so): a canonical UUID `8-4-4-4-12`. A v1 id
+ *   names the order whose v2 suffix equals the UUID's first 26 hex digits (dashes removed), so both
+ *   spellings reach the same order.
+ */
+export const ORDER_ID_V2_RE = /^[0-9]{5}:[0-9A-Fa-f]{26}$/;
+export const ORDER_ID_V1_RE = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
+export const ORDER_ID_EPOCH_MS = Date.UTC(2025, 6, 24);
+const DAY_MS = 86_400_000;
+
+export function isOrderIdV2(id: string): boolean {
+  return ORDER_ID_V2_RE.test(id);
+}
+
+export function orderIdDay(id: string): number {
+  return Number(id.slice(0, 5));
+}
+
+export function dayNumber(tsMs: number): number {
+  return Math.floor((tsMs - ORDER_ID_EPOCH_MS) / DAY_MS);
+}
+
+export function orderIdPrefix(tsMs: number): string {
+  return String(dayNumber(tsMs)).padStart(5, '0');
+}
+
+/**
+ * The spec's batch rule: the prefix may not be earlier than midnight of the previous day. We also refuse
+ * prefixes dated more than one day ahead of the server's day, so ids cannot be minted for the far future.
+ */
+export function isOrderIdDateAllowed(id: string, nowMs: number): boolean {
+  const day = orderIdDay(id);
+  const today = dayNumber(nowMs);
+  return day >= today - 1 && day <= today + 1;
+}
+
+/** Canonical key for lookups: v2 id with lower-case hex; v1 UUIDs map onto the v2 suffix. */
+export function canonicalOrderKey(id: string): string | null {
+  if (ORDER_ID_V2_RE.test(id)) return id.slice(6).toLowerCase();
+  if (ORDER_ID_V1_RE.test(id)) return id.replace(/-/g, '').slice(0, 26).toLowerCase();
+  return null;
+}
+
+/** Deterministic id for orders the engine creates itself (liquidation, ADL, TP/SL triggers). */
+export function systemOrderId(tsMs: number, sequence: number): string {
+  return `${orderIdPrefix(tsMs)}:${'f'.repeat(10)}${sequence.toString(16).padStart(16, '0')}`;
+}

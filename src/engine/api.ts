@@ -1,0 +1,46 @@
+/** The engine's public surface: commands in, events out, plus read-only queries for the gateway. */
+import type { Command } from './commands.js';
+import type {
+  AvailableBalanceView, CommandResult, DepthView, InstrumentStateView, MatcherView, OrderView, PositionView,
+  TpSlView, TransferView,
+} from './records.js';
+import type { InstrumentConfig } from '../domain/instrument.js';
+import type { Units } from '../domain/fixed.js';
+
+/** JSON-serializable full state (bigints as decimal strings). */
+export interface EngineSnapshot {
+  version: 1;
+  /** Sequence number of the last command applied before the snapshot. */
+  seq: number;
+  state: unknown;
+}
+
+export interface ExchangeEngine {
+  /** Applies one command. Deterministic: no wall clock, no randomness, no I/O. */
+  apply(cmd: Command): CommandResult;
+  /** Number of commands applied so far (the journal sequence of the last one). */
+  readonly seq: number;
+
+  snapshot(): EngineSnapshot;
+  /** sha256 (hex) of the canonical serialization of the state. Equal states give equal hashes. */
+  stateHash(): string;
+  /** Throws with a description when an invariant does not hold (money conservation, OI balance, crossed book). */
+  checkInvariants(): void;
+
+  // ---- queries (read-only) ----
+  instrumentConfigs(): InstrumentConfig[];
+  instrumentConfig(id: string): InstrumentConfig | undefined;
+  instrumentState(id: string): InstrumentStateView | undefined;
+  matcher(): MatcherView;
+  /** Accepts a v2 id or a v1 UUID; only the owner's orders are found. */
+  getOrder(userId: number, orderId: string): OrderView | undefined;
+  openOrders(userId: number): OrderView[];
+  positions(userId: number): PositionView[];
+  tpsls(userId: number): TpSlView[];
+  account(userId: number): AvailableBalanceView;
+  transfer(transferId: string): TransferView | undefined;
+  /** Aggregated depth; `grouping` in Units (0 = raw price levels). */
+  depth(instrument: string, maxLevel: number, grouping: Units): DepthView | undefined;
+  /** Buying power: largest order volume (collateral) the user can open on each side. */
+  power(userId: number, instrument: string): { buy: bigint; sell: bigint } | undefined;
+}

@@ -1,0 +1,79 @@
+/**
+ * Commands: the only way to change exchange state. Each is plain JSON (journaled as-is) and carries its
+ * own time (`ts`, epoch ms, stamped by the sequencer), so applying the same commands always gives the
+ * same state. Prices and quantities are Units (safe-integer counts of 1e-8); money amounts are decimal
+ * strings of integer 1e-8 counts (bigint in the engine).
+ */
+import type { InstrumentConfig } from '../domain/instrument.js';
+import type { OrderGroup, Side, TimeInForce, TpSlType, TradingState } from '../domain/enums.js';
+
+export interface SelfMatchPrevention {
+  smp: boolean;
+  smpId: string;
+}
+
+export interface TpSlInput {
+  type: TpSlType;
+  side: Side;
+  /** Units; 0 = the whole position. */
+  quantity: number;
+  /** Units. */
+  price: number;
+}
+
+export interface PlaceOrderInput {
+  /** Client order id, v2 format. */
+  id: string;
+  instrument: string;
+  side: Side;
+  type: 'LIMIT' | 'MARKET' | 'STOP_LIMIT';
+  /** LIMIT: GTC/DAY/IOC/FOK; MARKET: IOC/FOK; STOP_LIMIT: GTC. */
+  timeInForce: TimeInForce;
+  leverage: number;
+  /** Units; required for LIMIT and STOP_LIMIT, derived while matching for MARKET. */
+  quantity?: number;
+  limitPrice?: number;
+  stopPrice?: number;
+  /** MARKET: collateral to spend, Units (1e-8 of USDT). */
+  cashQuantity?: number;
+  postOnly?: boolean;
+  smp?: SelfMatchPrevention;
+  /** Engine-internal orders (liquidation, tpsl…) set a group; user orders are `manually`. */
+  group?: OrderGroup;
+  /** Set by position-close: the order may only reduce the position. */
+  reduceOnly?: boolean;
+  tpsl?: TpSlInput[];
+}
+
+export interface ReplaceInput {
+  orderId: string;
+  quantity: number;
+  limitPrice: number;
+  stopPrice?: number;
+  postOnly?: boolean;
+  smp?: SelfMatchPrevention;
+}
+
+export type Command =
+  | { kind: 'instrument.upsert'; ts: number; config: InstrumentConfig }
+  | { kind: 'instrument.trading'; ts: number; instrument: string; trading: TradingState }
+  | { kind: 'matcher.state'; ts: number; state: string }
+  | { kind: 'funds.deposit'; ts: number; userId: number; amount: string; transferId: string }
+  /** Locks `amount` for a withdrawal (pending). */
+  | { kind: 'funds.withdraw'; ts: number; userId: number; amount: string; transferId: string }
+  /** Finishes a pending withdrawal: done (money leaves) or error (lock released). */
+  | { kind: 'funds.withdraw.settle'; ts: number; transferId: string; success: boolean }
+  | { kind: 'order.place'; ts: number; userId: number; order: PlaceOrderInput }
+  | { kind: 'order.placeBatch'; ts: number; userId: number; instrument: string; orders: PlaceOrderInput[] }
+  | { kind: 'order.replace'; ts: number; userId: number; replace: ReplaceInput }
+  | { kind: 'order.replaceBatch'; ts: number; userId: number; instrument: string; items: ReplaceInput[] }
+  | { kind: 'order.cancel'; ts: number; userId: number; orderId: string }
+  | { kind: 'order.cancelAll'; ts: number; userId: number; instrument: string }
+  | { kind: 'order.cancelMany'; ts: number; userId: number; orderIds: string[] }
+  | { kind: 'position.leverage'; ts: number; userId: number; instrument: string; leverage: number }
+  /** Market order that only reduces the position; quantity 0 = the whole position. */
+  | { kind: 'position.close'; ts: number; userId: number; instrument: string; id: string; quantity: number; leverage: number }
+  /** Index/mark price update (price ticks are commands so replay reproduces triggers). */
+  | { kind: 'price.tick'; ts: number; instrument: string; indexPrice: number; markPrice?: number };
+
+export type CommandKind = Command['kind'];

@@ -1,0 +1,24 @@
+/** Contract of the EIP-712 signature layer (see wire-contract.md, "Wallet signatures"). */
+
+export type SignedType =
+  | 'New limit order'
+  | 'New market order'
+  | 'New stop-limit order'
+  | 'Position close order'
+  | 'New take-profit/stop-loss'
+  | 'Replace limit order'
+  | 'Replace stop-limit order'
+  | 'Withdraw'
+  | 'Oauth consent';
+
+/**
+ * Message values: strings for `string`/`address` fields, bigint for uint fields (already
+ * integer-normalized: round(v, 8) × 10^8 for decimal amounts; leverage as-is; chainId as-is).
+ */
+export type SignedMessage = Record<string, string | bigint>;
+
+export interface SignatureVerifier {
+  /** Returns the lower-case 0x address that signed, or null when the signature is malformed/invalid. */
+  recover(type: SignedType, chainId: string, message: SignedMessage, signature: string): Promise<string | null>;
+  close(): Promise<void>;
+}
