@@ -1,0 +1,420 @@
+// Real-time fan-out benchmark (`npm run bench:ws`). Not a test: prints a table.
+//
+// Phase 1: the Centrifugo-protocol server. 5,000 raw-ws protocol clients on two order-book
+// channels (2,500 each) + 1,000 clients each on its own private (recoverable) channel + one
+// real centrifuge client. Books publish at 100 Hz each, private channels at 1 Hz each.
+// Phase 2 (the ceiling): a bare `ws` server broadcasting the same payloads to the same
+// connections, no protocol, no batching, one frame per message.
+//
+// The server runs in this process, the clients in a forked child, so each gets one core.
+// Latency = receive time - publish time carried in the payload (same host clock).
+import { execSync, fork, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, WebSocket } from 'ws';
+import { Centrifuge } from 'centrifuge';
+import { createRealtimeServer } from '../src/realtime/index.js';
+
+const BOOK_CLIENTS = Number(process.env.BOOK_CLIENTS ?? 5000);
+const PRIVATE_CLIENTS = Number(process.env.PRIVATE_CLIENTS ?? 1000);
+const DURATION_MS = Number(process.env.DURATION_MS ?? 10_000);
+const BOOK_HZ = 100;
+const PRIVATE_HZ = 1;
+const BOOKS = ['bench:orderBook-BTC-0.1', 'bench:orderBook-ETH-0.1'];
+const PROBE_EVERY = 20; // every 20th connection records latency (parsing every message would load the client core)
+
+type Mode = 'protocol' | 'raw';
+type ToChild = { type: 'start' } | { type: 'stop' } | { type: 'report' };
+interface Ready {
+  type: 'ready';
+  opened: number;
+  failed: number;
+  errors: string[];
+}
+interface Report {
+  type: 'report';
+  received: number;
+  windowMs: number;
+  lat: { p50: number; p99: number; max: number; n: number };
+  centrifuge?: { received: number; p50: number; p99: number };
+  closedByServer: number;
+}
+
+const now = () => performance.timeOrigin + performance.now();
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function channelOf(i: number): string {
+  return i < BOOK_CLIENTS ? BOOKS[i % BOOKS.length] : `bench:order-${i - BOOK_CLIENTS}`;
+}
+
+// ---------------------------------------------------------------- client process
+
+async function runClients(): Promise<void> {
+  const mode = process.env.WS_BENCH_MODE as Mode;
+  const url = process.env.WS_BENCH_URL!;
+  const total = BOOK_CLIENTS + PRIVATE_CLIENTS;
+  let counting = false;
+  let received = 0;
+  let windowStart = 0;
+  let windowEnd = 0;
+  let closedByServer = 0;
+  let stopping = false;
+  let lat = new Float64Array(1 << 16);
+  let latN = 0;
+  const addLat = (v: number) => {
+    if (latN === lat.length) {
+      const next = new Float64Array(lat.length * 2);
+      next.set(lat);
+      lat = next;
+    }
+    lat[latN++] = v;
+  };
+  const tsRe = /"ts":([0-9.]+)/g;
+  const sockets: WebSocket[] = [];
+  const errors = new Set<string>();
+  let opened = 0;
+  let failed = 0;
+
+  const open = (i: number) =>
+    new Promise<void>((resolve) => {
+      const ws = new WebSocket(url, { skipUTF8Validation: true, perMessageDeflate: false });
+      const probe = i % PROBE_EVERY === 0;
+      const channel = channelOf(i);
+      let ready = false;
+      ws.on('open', () => {
+        if (mode === 'raw') {
+          ws.send(channel);
+        } else {
+          const data = i >= BOOK_CLIENTS ? { accessToken: 'bench' } : undefined;
+          const sub: Record<string, unknown> = { channel };
+          if (data) Object.assign(sub, { data, recoverable: true });
+          ws.send(`{"id":1,"connect":{}}\n${JSON.stringify({ id: 2, subscribe: sub })}`);
+        }
+      });
+      ws.on('message', (buf: Buffer) => {
+        if (!ready) {
+          // Handshake replies (protocol) or the raw server's ack: parse these few only.
+          const text = buf.toString();
+          if (mode === 'raw' ? text === 'ok' : text.includes('"id":2')) {
+            ready = true;
+            opened++;
+            resolve();
+            if (mode === 'protocol' && text.includes('"error"')) errors.add(text.slice(0, 120));
+          }
+          return;
+        }
+        if (!counting) return;
+        let n = 1;
+        let idx = -1;
+        while ((idx = buf.indexOf(10, idx + 1)) !== -1) n++;
+        received += n;
+        if (probe) {
+          const t = now();
+          const text = buf.toString('latin1');
+          tsRe.lastIndex = 0;
+          let m: RegExpExecArray | null;
+          while ((m = tsRe.exec(text))) addLat(t - Number(m[1]));
+        }
+      });
+      ws.on('error', (e) => {
+        errors.add(String((e as Error).message));
+        if (!ready) {
+          failed++;
+          ready = true;
+          resolve();
+        }
+      });
+      ws.on('close', () => {
+        if (!stopping) closedByServer++;
+      });
+      sockets.push(ws);
+    });
+
+  // Ramp up in batches: thousands of simultaneous SYNs overflow the listen backlog.
+  for (let i = 0; i < total; i += 250) {
+    const batch: Promise<void>[] = [];
+    for (let j = i; j < Math.min(total, i + 250); j++) batch.push(open(j));
+    await Promise.all(batch);
+  }
+
+  // One real centrifuge client on the first book, to prove the protocol with the real SDK.
+  let cf: Centrifuge | null = null;
+  const cfLat: number[] = [];
+  let cfReceived = 0;
+  if (mode === 'protocol') {
+    cf = new Centrifuge(url, { websocket: WebSocket });
+    const sub = cf.newSubscription(BOOKS[0]);
+    sub.on('publication', (ctx) => {
+      if (!counting) return;
+      cfReceived++;
+      cfLat.push(now() - (ctx.data as { ts: number }).ts);
+    });
+    const subscribed = new Promise<void>((r) => sub.once('subscribed', () => r()));
+    cf.connect();
+    sub.subscribe();
+    await subscribed;
+  }
+
+  process.send!({ type: 'ready', opened, failed, errors: [...errors].slice(0, 5) } satisfies Ready);
+  process.on('message', (msg: ToChild) => {
+    if (msg.type === 'start') {
+      counting = true;
+      windowStart = now();
+    } else if (msg.type === 'stop') {
+      windowEnd = now();
+      counting = false;
+    } else if (msg.type === 'report') {
+      const sorted = lat.slice(0, latN).sort();
+      const cfSorted = Float64Array.from(cfLat).sort();
+      stopping = true;
+      process.send!({
+        type: 'report',
+        received,
+        windowMs: windowEnd - windowStart,
+        lat: { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN, n: latN },
+        centrifuge: cf ? { received: cfReceived, p50: percentile(cfSorted, 50), p99: percentile(cfSorted, 99) } : undefined,
+        closedByServer,
+      } satisfies Report);
+      cf?.disconnect();
+      for (const s of sockets) s.terminate();
+      setTimeout(() => process.exit(0), 100);
+    }
+  });
+}
+
+// ---------------------------------------------------------------- server process
+
+function bookPayload(instrument: string, seq: number) {
+  const mid = 60_000 + (seq % 100);
+  const levels = (side: number) =>
+    Array.from({ length: 10 }, (_, k) => [String(mid + side * (k + 1) * 0.5), String(((seq + k) % 37) + 0.125)]);
+  const t = Date.now();
+  return { instrument, orderBook: { t, asks: levels(1), bids: levels(-1) }, ts: now() };
+}
+
+function orderPayload(user: number, seq: number) {
+  return { id: `o-${user}-${seq}`, status: 'OPEN', price: '60000.5', quantity: '0.01', updatedAt: Date.now(), ts: now() };
+}
+
+// A full GC before reading memory, without needing --expose-gc on the command line.
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+
+interface Mem {
+  heap: number;
+  rss: number;
+}
+function memory(): Mem {
+  gc();
+  const m = process.memoryUsage();
+  return { heap: m.heapUsed, rss: m.rss };
+}
+function perConn(a: Mem, b: Mem, n: number): Mem {
+  return { heap: (b.heap - a.heap) / Math.max(1, n), rss: (b.rss - a.rss) / Math.max(1, n) };
+}
+
+function startClients(mode: Mode, url: string): Promise<{ child: ChildProcess; ready: Ready }> {
+  const child = fork(process.argv[1], [], {
+    env: { ...process.env, WS_BENCH_ROLE: 'clients', WS_BENCH_MODE: mode, WS_BENCH_URL: url },
+    execArgv: process.execArgv,
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (m: Ready) => resolve({ child, ready: m }));
+    child.once('exit', (code) => reject(new Error(`client process exited ${code}`)));
+  });
+}
+
+function ask<T>(child: ChildProcess, msg: ToChild): Promise<T> {
+  return new Promise((resolve) => {
+    child.once('message', (m: T) => resolve(m));
+    child.send(msg);
+  });
+}
+
+interface PhaseResult {
+  name: string;
+  connections: number;
+  failed: number;
+  published: number;
+  expected: number;
+  report: Report;
+  memPerConn: Mem;
+  extra: string;
+}
+
+/** Publishes books at BOOK_HZ and private channels at PRIVATE_HZ for DURATION_MS. */
+async function drive(publishBook: (ch: string, d: unknown) => void, publishPrivate: (i: number, d: unknown) => void) {
+  let published = 0;
+  let expected = 0;
+  let seq = 0;
+  const bookTimers = BOOKS.map((ch, b) => {
+    let subscribers = 0;
+    for (let i = 0; i < BOOK_CLIENTS; i++) if (i % BOOKS.length === b) subscribers++;
+    return setInterval(() => {
+      publishBook(ch, bookPayload(ch, seq++));
+      published++;
+      expected += subscribers;
+    }, 1000 / BOOK_HZ);
+  });
+  // Private updates spread evenly over 10 ms ticks.
+  const perTick = Math.max(1, Math.round((PRIVATE_CLIENTS * PRIVATE_HZ) / 100));
+  let nextUser = 0;
+  const privateTimer = setInterval(() => {
+    for (let k = 0; k < perTick && PRIVATE_CLIENTS > 0; k++) {
+      publishPrivate(nextUser, orderPayload(nextUser, seq++));
+      nextUser = (nextUser + 1) % PRIVATE_CLIENTS;
+      published++;
+      expected++;
+    }
+  }, 10);
+  await new Promise((r) => setTimeout(r, DURATION_MS));
+  for (const t of bookTimers) clearInterval(t);
+  clearInterval(privateTimer);
+  return { published, expected };
+}
+
+async function phaseProtocol(): Promise<PhaseResult> {
+  const rt = createRealtimeServer({
+    authorize: async () => ({ allowed: true }),
+    historyFor: (ch) => (ch.startsWith('bench:order-') ? { size: 100, ttlMs: 300_000 } : null),
+    pingIntervalMs: 25_000,
+    connectTimeoutMs: 60_000,
+  });
+  const addr = await rt.listen(0, '127.0.0.1');
+  const url = `ws://127.0.0.1:${addr.port}/connection/websocket`;
+  const mem0 = memory();
+  const { child, ready } = await startClients('protocol', url);
+  await new Promise((r) => setTimeout(r, 1000));
+  const mem1 = memory();
+  child.send({ type: 'start' });
+  const { published, expected } = await drive(
+    (ch, d) => void rt.publish(ch, d),
+    (i, d) => void rt.publish(`bench:order-${i}`, d),
+  );
+  child.send({ type: 'stop' });
+  const report = await ask<Report>(child, { type: 'report' });
+  const extra = `server: ${rt.stats.framesSent} frames for ${rt.stats.messagesSent} msgs, slow disconnects ${rt.stats.slowDisconnects}`;
+  await rt.close();
+  return {
+    name: 'centrifugo-protocol server',
+    connections: ready.opened,
+    failed: ready.failed,
+    published,
+    expected,
+    report,
+    memPerConn: perConn(mem0, mem1, ready.opened),
+    extra: extra + (ready.errors.length ? ` errors: ${ready.errors.join('; ')}` : ''),
+  };
+}
+
+async function phaseRaw(): Promise<PhaseResult> {
+  const server = http.createServer();
+  const wss = new WebSocketServer({ server, perMessageDeflate: false });
+  const byChannel = new Map<string, Set<WebSocket>>();
+  wss.on('connection', (ws) => {
+    ws.once('message', (m) => {
+      const ch = m.toString();
+      let set = byChannel.get(ch);
+      if (!set) byChannel.set(ch, (set = new Set()));
+      set.add(ws);
+      ws.send('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const mem0 = memory();
+  const { child, ready } = await startClients('raw', url);
+  await new Promise((r) => setTimeout(r, 1000));
+  const mem1 = memory();
+  const broadcast = (ch: string, d: unknown) => {
+    const set = byChannel.get(ch);
+    if (!set) return;
+    const buf = Buffer.from(JSON.stringify(d)); // encoded once, like the real server
+    for (const ws of set) ws.send(buf, { binary: false });
+  };
+  child.send({ type: 'start' });
+  const { published, expected } = await drive(broadcast, (i, d) => broadcast(`bench:order-${i}`, d));
+  child.send({ type: 'stop' });
+  const report = await ask<Report>(child, { type: 'report' });
+  for (const ws of wss.clients) ws.terminate();
+  await new Promise<void>((r) => wss.close(() => r()));
+  await new Promise<void>((r) => server.close(() => r()));
+  return {
+    name: 'raw ws broadcast (ceiling)',
+    connections: ready.opened,
+    failed: ready.failed,
+    published,
+    expected,
+    report,
+    memPerConn: perConn(mem0, mem1, ready.opened),
+    extra: ready.errors.length ? `errors: ${ready.errors.join('; ')}` : '',
+  };
+}
+
+function ulimit(): string {
+  try {
+    return execSync('ulimit -n', { shell: '/bin/sh' }).toString().trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+function fmt(n: number, d = 0): string {
+  return Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a';
+}
+
+async function main(): Promise<void> {
+  console.log(
+    `ws bench: ${BOOK_CLIENTS} book clients on ${BOOKS.length} books @ ${BOOK_HZ} Hz, ` +
+      `${PRIVATE_CLIENTS} private clients @ ${PRIVATE_HZ} Hz, ${DURATION_MS / 1000} s per phase, node ${process.version}`,
+  );
+  const p = await phaseProtocol();
+  await new Promise((r) => setTimeout(r, 500));
+  const r = await phaseRaw();
+  // Below target means the server's event loop was saturated and the publish timers ran late.
+  const target = (DURATION_MS / 1000) * (BOOKS.length * BOOK_HZ + PRIVATE_CLIENTS * PRIVATE_HZ);
+  const rate = (x: PhaseResult) => x.report.received / (x.report.windowMs / 1000);
+  const rows: [string, string, string, string][] = [
+    ['', p.name, r.name, 'protocol / raw'],
+    ['connections (failed)', `${fmt(p.connections)} (${p.failed})`, `${fmt(r.connections)} (${r.failed})`, ''],
+    ['publications (target)', `${fmt(p.published)} (${fmt(target)})`, `${fmt(r.published)} (${fmt(target)})`, ''],
+    ['delivered msgs/s', fmt(rate(p)), fmt(rate(r)), fmt(rate(p) / rate(r), 2)],
+    ['delivered / expected', fmt((100 * p.report.received) / p.expected, 1) + ' %', fmt((100 * r.report.received) / r.expected, 1) + ' %', ''],
+    ['latency p50 ms', fmt(p.report.lat.p50, 2), fmt(r.report.lat.p50, 2), fmt(p.report.lat.p50 / r.report.lat.p50, 2)],
+    ['latency p99 ms', fmt(p.report.lat.p99, 2), fmt(r.report.lat.p99, 2), fmt(p.report.lat.p99 / r.report.lat.p99, 2)],
+    ['latency max ms', fmt(p.report.lat.max, 1), fmt(r.report.lat.max, 1), ''],
+    ['server heap / idle conn', fmt(p.memPerConn.heap / 1024, 1) + ' KiB', fmt(r.memPerConn.heap / 1024, 1) + ' KiB', fmt(p.memPerConn.heap / r.memPerConn.heap, 2)],
+    ['server rss / idle conn', fmt(p.memPerConn.rss / 1024, 1) + ' KiB', fmt(r.memPerConn.rss / 1024, 1) + ' KiB', fmt(p.memPerConn.rss / r.memPerConn.rss, 2)],
+    ['closed by server', fmt(p.report.closedByServer), fmt(r.report.closedByServer), ''],
+  ];
+  const widths = [0, 1, 2, 3].map((c) => Math.max(...rows.map((row) => row[c].length)));
+  for (const row of rows) console.log(row.map((cell, c) => cell.padEnd(widths[c])).join(' | '));
+  if (p.report.centrifuge) {
+    const c = p.report.centrifuge;
+    console.log(`real centrifuge client on ${BOOKS[0]}: ${fmt(c.received)} publications, p50 ${fmt(c.p50, 2)} ms, p99 ${fmt(c.p99, 2)} ms`);
+  }
+  console.log(p.extra);
+  console.log('memory: heap after a full GC is the meaningful figure; rss of the 2nd phase reuses pages freed by the 1st.');
+  if (r.extra) console.log(r.extra);
+  if (p.failed + r.failed > 0) {
+    console.log(`WARNING: ${p.failed + r.failed} connections failed — check \`ulimit -n\` (now ${ulimit()}) and the listen backlog.`);
+  }
+}
+
+if (process.env.WS_BENCH_ROLE === 'clients') {
+  runClients().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+} else {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,7 @@
+/** Resolved dependencies handed to every route plugin (deps + config with defaults applied). */
+import type { ApiConfig, ApiDeps } from './deps.js';
+
+export interface RouteContext extends ApiDeps {
+  cfg: ApiConfig;
+  newId: () => string;
+}

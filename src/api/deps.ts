@@ -1,0 +1,121 @@
+/** What the HTTP gateway needs from the rest of the system (wired by src/app). */
+import type { AuthService } from '../auth/types.js';
+import type { ExchangeEngine } from '../engine/api.js';
+import type { Command } from '../engine/commands.js';
+import type { CommandResult, FillView, OrderView, TpSlView, TradeView } from '../engine/records.js';
+import type { FillRole, OrderGroup, OrderStatus, OrderType, Side, TpSlStatus, TpSlType } from '../domain/enums.js';
+import type { SignatureVerifier } from '../signing/types.js';
+import type { InstrumentStats } from '../records/market.js';
+
+export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** A command as the gateway builds it; the sequencer stamps `ts` and journals it. */
+export type CommandInput = DistributiveOmit<Command, 'ts'>;
+export type Submit = (cmd: CommandInput) => Promise<CommandResult>;
+
+/** A page of a history query. `next` is an opaque cursor for the following page. */
+export interface Page<T> {
+  list: T[];
+  count: number;
+  next?: string;
+}
+
+export type OrderSort = 'created-at-asc' | 'created-at-desc' | 'updated-at-asc' | 'updated-at-desc';
+export type OrderGroupStatus = 'OPENED' | 'CLOSED' | 'CANCELLED' | 'INACTIVE';
+
+/** GET /api/order filters. Arrays are OR-ed; absent = no filter. Times are epoch ms, inclusive bounds. */
+export interface OrderQuery {
+  userId: number;
+  ids?: string[];
+  instruments?: string[];
+  statuses?: OrderStatus[];
+  side?: Side;
+  groupStatus?: OrderGroupStatus;
+  groups?: OrderGroup[];
+  types?: OrderType[];
+  /** true = only orders that were triggered (stop / TpSl), false = only never-triggered. */
+  triggered?: boolean;
+  after?: number;
+  before?: number;
+  sort: OrderSort;
+  offset: number;
+  limit: number;
+  next?: string;
+}
+
+export interface FillQuery {
+  userId: number;
+  instruments?: string[];
+  roles?: FillRole[];
+  after: number;
+  before: number;
+  offset: number;
+  limit: number;
+}
+
+export interface TpSlQuery {
+  userId: number;
+  instruments?: string[];
+  statuses?: TpSlStatus[];
+  type?: TpSlType;
+  triggeredOrders?: string[];
+  offset: number;
+  limit: number;
+}
+
+/**
+ * History queries served from the read model (src/store). Methods may be sync or async. Results are engine
+ * views; the gateway maps them to wire records. Only the owner's rows are ever returned.
+ */
+export interface ReadStore {
+  listOrders(q: OrderQuery): Page<OrderView> | Promise<Page<OrderView>>;
+  /** Any order of the user, including ones the engine no longer holds (v1 or v2 id). */
+  getOrder(userId: number, orderId: string): OrderView | undefined | Promise<OrderView | undefined>;
+  listFills(q: FillQuery): Page<FillView> | Promise<Page<FillView>>;
+  /** Fills of one order of the user, oldest first. */
+  orderFills(userId: number, orderId: string): FillView[] | Promise<FillView[]>;
+  /** Newest first. */
+  recentTrades(instrument: string, limit: number): TradeView[] | Promise<TradeView[]>;
+  listTpsl(q: TpSlQuery): Page<TpSlView> | Promise<Page<TpSlView>>;
+  /** Rolling 24h stats and funding for `fields=metrics` and the instruments channel (optional). */
+  instrumentStats?(instrument: string): InstrumentStats | undefined | Promise<InstrumentStats | undefined>;
+}
+
+export interface ApiConfig {
+  /** Max request body, bytes (→ 413). Default 256 KiB. */
+  bodyLimit: number;
+  /** Paged lists: default and max page size. */
+  pageDefault: number;
+  pageMax: number;
+  /** Faucet: amount credited per call (decimal string) and cooldown per user (ms). 0 = faucet off. */
+  faucetAmount: string;
+  faucetCooldownMs: number;
+  /** Matcher fee schedule shown by GET /api/market (decimal fractions). */
+  fees: { maker: string; taker: string; liquidation: string };
+  /** Max recent trades per request. */
+  recentTradesMax: number;
+}
+
+export const DEFAULT_API_CONFIG: ApiConfig = {
+  bodyLimit: 256 * 1024,
+  pageDefault: 50,
+  pageMax: 500,
+  faucetAmount: '10000',
+  faucetCooldownMs: 24 * 3600_000,
+  fees: { maker: '0.0002', taker: '0.0005', liquidation: '0.0075' },
+  recentTradesMax: 500,
+};
+
+export interface ApiDeps {
+  engine: ExchangeEngine;
+  submit: Submit;
+  auth: AuthService;
+  verifier: SignatureVerifier;
+  /** The chain id wallets sign with (decimal string, e.g. "16182"). */
+  chainId: string;
+  readStore?: ReadStore;
+  /** Wall clock (ms). Only used for request-time rules (order-id date window, faucet cooldown). */
+  clock: () => number;
+  config?: Partial<ApiConfig>;
+  /** Fresh unique id (transfer ids of faucet/withdraw commands). Default crypto.randomUUID. */
+  newId?: () => string;
+}

@@ -1,0 +1,58 @@
+/** Error shape and mapping: every failure leaves as `{ error: { code, message } }` with a 4xx status. */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AuthError } from '../auth/types.js';
+import type { CommandError } from '../engine/records.js';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+  static from(e: CommandError): ApiError {
+    return new ApiError(e.status, e.code, e.message);
+  }
+}
+
+export const badRequest = (code: string, message: string) => new ApiError(400, code, message);
+export const notFound = (code: string, message: string) => new ApiError(404, code, message);
+export const unauthorized = (message = 'Missing, invalid or expired credentials') => new ApiError(401, 'UNAUTHORIZED', message);
+
+/** Fastify's own error codes → our codes (status comes from the error). */
+const FASTIFY_CODES: Record<string, string> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'INVALID_CONTENT_LENGTH',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'INVALID_JSON',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'INVALID_JSON',
+  FST_ERR_VALIDATION: 'VALIDATION_ERROR',
+};
+
+function send(reply: FastifyReply, status: number, code: string, message: string) {
+  return reply.code(status).type('application/json; charset=utf-8').send({ error: { code, message } });
+}
+
+export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
+  app.setErrorHandler((err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof ApiError) return send(reply, err.status, err.code, err.message);
+    if (err instanceof AuthError) return send(reply, err.status, err.code, err.message);
+    const fe = err as FastifyError;
+    if (fe.validation || fe.code === 'FST_ERR_VALIDATION') return send(reply, 400, 'VALIDATION_ERROR', fe.message);
+    if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return send(reply, 413, 'PAYLOAD_TOO_LARGE', `Request body is larger than ${bodyLimit} bytes`);
+    }
+    if (err instanceof SyntaxError || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+      return send(reply, 400, 'INVALID_JSON', `Request body is not valid JSON: ${err.message}`);
+    }
+    const status = fe.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return send(reply, status, FASTIFY_CODES[fe.code] ?? (fe.code || 'BAD_REQUEST'), err.message);
+    }
+    // Anything else is a bug: log it fully, tell the client nothing internal.
+    request.log.error({ err }, 'unhandled error');
+    return send(reply, 500, 'INTERNAL_ERROR', 'Internal server error');
+  });
+  app.setNotFoundHandler((request, reply) => send(reply, 404, 'NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`));
+}

@@ -1,0 +1,26 @@
+/** OpenAPI 3 document (generated from the route schemas) at GET /openapi.json, Swagger UI at /docs. */
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+
+export async function installOpenApi(app: FastifyInstance, title: string): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title,
+        version: '1.0.0',
+        description: 'Errors always have the body { "error": { "code": string, "message": string } } and a 4xx status. '
+          + 'Amounts and prices accept a string or a number and are rounded half-up to 8 decimal places.',
+      },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}

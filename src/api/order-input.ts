@@ -1,0 +1,188 @@
+/**
+ * Order-create bodies: schemas, and their translation into a checked engine PlaceOrderInput plus the
+ * EIP-712 payload the client must have signed. Shared by the single and the batch (mass-limit) routes.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { isOrderIdDateAllowed } from '../domain/order-id.js';
+import type { ExchangeEngine } from '../engine/api.js';
+import type { PlaceOrderInput, TpSlInput } from '../engine/commands.js';
+import { StringEnum } from '../records/common.js';
+import * as A from './amounts.js';
+import { badRequest } from './errors.js';
+import { Body, ChainId, Decimal, Instrument, Leverage, OrderIdV2, PostOnly, SideSchema, Signature, Smp, TpSlInputSchema } from './schemas.js';
+import {
+  limitOrderMessage, marketOrderMessage, positionCloseMessage, requireChainId, stopLimitOrderMessage, type SignedPayload,
+} from './signatures.js';
+
+const TpSlList = Type.Union([Type.Array(TpSlInputSchema, { maxItems: 10 }), Type.Null()]);
+
+const limitFields = {
+  instrument: Instrument,
+  side: SideSchema,
+  leverage: Type.Optional({ ...Leverage, default: 1 }),
+  timeInForce: Type.Optional(StringEnum(['GTC', 'DAY', 'FOK', 'IOC'] as const, { default: 'GTC' })),
+  quantity: Decimal,
+  limitPrice: Decimal,
+  postOnly: Type.Optional(PostOnly),
+  signature: Signature,
+  chainId: ChainId,
+  smp: Type.Optional(Smp),
+  id: OrderIdV2,
+};
+export const LimitOrderBody = Body({ ...limitFields, tpsl: Type.Optional(TpSlList) }, 'Limit order');
+/** Mass-limit items: the limit body without tpsl. */
+export const LimitOrderItemBody = Body(limitFields, 'Limit order (batch item)');
+export const StopLimitOrderBody = Body({
+  instrument: Instrument,
+  side: SideSchema,
+  leverage: Type.Optional({ ...Leverage, default: 1 }),
+  quantity: Decimal,
+  limitPrice: Decimal,
+  stopPrice: Decimal,
+  tpsl: Type.Optional(TpSlList),
+  signature: Signature,
+  chainId: ChainId,
+  smp: Type.Optional(Smp),
+  id: OrderIdV2,
+}, 'Stop-limit order');
+export const MarketOrderBody = Body({
+  instrument: Instrument,
+  side: SideSchema,
+  leverage: Type.Optional({ ...Leverage, default: 1 }),
+  cashQuantity: Decimal,
+  timeInForce: Type.Optional(StringEnum(['IOC', 'FOK'] as const, { default: 'IOC' })),
+  tpsl: Type.Optional(TpSlList),
+  signature: Signature,
+  chainId: ChainId,
+  smp: Type.Optional(Smp),
+  id: OrderIdV2,
+}, 'Market order');
+export const PositionCloseBody = Body({
+  quantity: Decimal,
+  leverage: Leverage,
+  signature: Signature,
+  chainId: ChainId,
+  smp: Type.Optional(Smp),
+  id: OrderIdV2,
+}, 'Position close (quantity 0 = the whole position)');
+
+export type LimitOrderBody = Static<typeof LimitOrderBody>;
+export type StopLimitOrderBody = Static<typeof StopLimitOrderBody>;
+export type MarketOrderBody = Static<typeof MarketOrderBody>;
+export type PositionCloseBody = Static<typeof PositionCloseBody>;
+
+export interface Prepared<T> {
+  input: T;
+  signed: SignedPayload;
+}
+
+export interface PrepareContext {
+  engine: ExchangeEngine;
+  chainId: string;
+  now: number;
+}
+
+function checkId(id: string, now: number): void {
+  if (!isOrderIdDateAllowed(id, now)) throw badRequest('INVALID_ORDER_ID', 'Invalid order ID date');
+}
+
+function tpslInputs(r: A.Rules, list: Static<typeof TpSlList> | undefined): TpSlInput[] | undefined {
+  if (!list || list.length === 0) return undefined;
+  return list.map((t) => ({
+    type: t.type,
+    side: t.side,
+    quantity: A.quantity(r, t.quantity, 'quantity', { allowZero: true, skipMin: true }),
+    price: A.price(r, t.price, 'price'),
+  }));
+}
+
+export function prepareLimit(ctx: PrepareContext, b: Static<typeof LimitOrderItemBody> & { tpsl?: Static<typeof TpSlList> }): Prepared<PlaceOrderInput> {
+  requireChainId(b.chainId, ctx.chainId);
+  checkId(b.id, ctx.now);
+  const r = A.bodyInstrument(ctx.engine, b.instrument);
+  const leverage = A.leverage(r, b.leverage ?? 1);
+  const input: PlaceOrderInput = {
+    id: b.id,
+    instrument: b.instrument,
+    side: b.side,
+    type: 'LIMIT',
+    timeInForce: b.timeInForce ?? 'GTC',
+    leverage,
+    quantity: A.quantity(r, b.quantity),
+    limitPrice: A.price(r, b.limitPrice, 'limitPrice'),
+    postOnly: b.postOnly === 'yes',
+    group: 'manually',
+  };
+  if (b.smp) input.smp = { smp: b.smp.smp, smpId: b.smp.smpId };
+  const tpsl = tpslInputs(r, b.tpsl);
+  if (tpsl) input.tpsl = tpsl;
+  return { input, signed: { type: 'New limit order', chainId: ctx.chainId, message: limitOrderMessage({ ...b, leverage }, ctx.chainId), signature: b.signature } };
+}
+
+export function prepareStopLimit(ctx: PrepareContext, b: StopLimitOrderBody): Prepared<PlaceOrderInput> {
+  requireChainId(b.chainId, ctx.chainId);
+  checkId(b.id, ctx.now);
+  const r = A.bodyInstrument(ctx.engine, b.instrument);
+  const leverage = A.leverage(r, b.leverage ?? 1);
+  const input: PlaceOrderInput = {
+    id: b.id,
+    instrument: b.instrument,
+    side: b.side,
+    type: 'STOP_LIMIT',
+    timeInForce: 'GTC',
+    leverage,
+    quantity: A.quantity(r, b.quantity),
+    limitPrice: A.price(r, b.limitPrice, 'limitPrice'),
+    stopPrice: A.price(r, b.stopPrice, 'stopPrice'),
+    group: 'manually',
+  };
+  if (b.smp) input.smp = { smp: b.smp.smp, smpId: b.smp.smpId };
+  const tpsl = tpslInputs(r, b.tpsl);
+  if (tpsl) input.tpsl = tpsl;
+  return { input, signed: { type: 'New stop-limit order', chainId: ctx.chainId, message: stopLimitOrderMessage({ ...b, leverage }, ctx.chainId), signature: b.signature } };
+}
+
+export function prepareMarket(ctx: PrepareContext, b: MarketOrderBody): Prepared<PlaceOrderInput> {
+  requireChainId(b.chainId, ctx.chainId);
+  checkId(b.id, ctx.now);
+  const r = A.bodyInstrument(ctx.engine, b.instrument);
+  const leverage = A.leverage(r, b.leverage ?? 1);
+  const timeInForce = b.timeInForce ?? 'IOC';
+  const input: PlaceOrderInput = {
+    id: b.id,
+    instrument: b.instrument,
+    side: b.side,
+    type: 'MARKET',
+    timeInForce,
+    leverage,
+    cashQuantity: A.amount('cashQuantity', b.cashQuantity),
+    group: 'manually',
+  };
+  if (b.smp) input.smp = { smp: b.smp.smp, smpId: b.smp.smpId };
+  const tpsl = tpslInputs(r, b.tpsl);
+  if (tpsl) input.tpsl = tpsl;
+  return {
+    input,
+    signed: { type: 'New market order', chainId: ctx.chainId, message: marketOrderMessage({ ...b, leverage, timeInForce }, ctx.chainId), signature: b.signature },
+  };
+}
+
+export interface CloseInput {
+  instrument: string;
+  id: string;
+  quantity: number;
+  leverage: number;
+}
+
+export function prepareClose(ctx: PrepareContext, instrument: string, b: PositionCloseBody): Prepared<CloseInput> {
+  requireChainId(b.chainId, ctx.chainId);
+  checkId(b.id, ctx.now);
+  const r = A.pathInstrument(ctx.engine, instrument);
+  const leverage = A.leverage(r, b.leverage);
+  // Closing may leave dust below minQuantity, so only the increment and the maximum apply; 0 = all.
+  const quantity = A.quantity(r, b.quantity, 'quantity', { allowZero: true, skipMin: true });
+  return {
+    input: { instrument, id: b.id, quantity, leverage },
+    signed: { type: 'Position close order', chainId: ctx.chainId, message: positionCloseMessage({ id: b.id, instrument, leverage, quantity: b.quantity }, ctx.chainId), signature: b.signature },
+  };
+}

@@ -1,0 +1,39 @@
+/** Sign-in routes ({auth_url}): nonce, SIWE sign-up/sign-in, refresh, balance. May run on their own port. */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { ErrorBody } from '../../records/common.js';
+import { NonceRecord, SessionRecord, toSession } from '../../records/user.js';
+import type { SignInBody as SignIn } from '../../auth/types.js';
+import type { RouteContext } from '../context.js';
+import { unauthorized } from '../errors.js';
+import { Body } from '../schemas.js';
+import { balanceHandler, balanceSchema } from './funds.js';
+
+const errors = { '4xx': ErrorBody };
+const SignInBody = Body({
+  wallet: Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' }),
+  message: Type.String({ minLength: 1, maxLength: 4096 }),
+  nonce: Type.String({ minLength: 8, maxLength: 128 }),
+  signature: Type.String({ minLength: 1, maxLength: 200 }),
+}, 'EIP-4361 sign-in; the first sign-in creates the account');
+
+export function authRoutes(ctx: RouteContext) {
+  return async function plugin(app: FastifyInstance) {
+    const tags = ['auth'];
+    app.get('/auth/nonce', { schema: { tags, summary: 'Single-use sign-in nonce', response: { 200: NonceRecord } } }, async () => ctx.auth.issueNonce());
+
+    app.post('/auth/user/sign-up', {
+      schema: { tags, summary: 'Sign in with the wallet (SIWE)', body: SignInBody, response: { 200: SessionRecord, ...errors } },
+    }, async (req) => toSession(await ctx.auth.signIn(req.body as SignIn)));
+
+    app.post('/auth/refresh', {
+      schema: { tags, summary: 'Rotate tokens: Authorization: Bearer <refreshToken>', security: [{ bearerAuth: [] }], response: { 200: SessionRecord, ...errors } },
+    }, async (req) => {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+      if (!m) throw unauthorized('Missing refresh token: send Authorization: Bearer <refreshToken>');
+      return toSession(await ctx.auth.refresh(m[1]));
+    });
+
+    app.get('/auth/user/balance', { config: { auth: true }, schema: { tags, summary: 'Balances', ...balanceSchema } }, balanceHandler(ctx));
+  };
+}

@@ -1,0 +1,155 @@
+/** Replacing and cancelling orders (PUT/DELETE /api/order/…, mass cancels). */
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { ReplaceInput } from '../../engine/commands.js';
+import { EmptyResponse, ErrorBody } from '../../records/common.js';
+import { BatchResultRecord, CancelResultRecord, type BatchResultRecord as BatchResult } from '../../records/order.js';
+import * as A from '../amounts.js';
+import { SECURITY, userOf } from '../authenticate.js';
+import type { RouteContext } from '../context.js';
+import { badRequest, notFound } from '../errors.js';
+import { execute } from '../execute.js';
+import { Body, Decimal, InstrumentParams, OrderIdAny, OrderIdParams, PostOnly, Signature, Smp } from '../schemas.js';
+import { replaceLimitMessage, replaceStopLimitMessage, requireSignature, signedBy } from '../signatures.js';
+
+const errors = { '4xx': ErrorBody };
+
+const ReplaceLimitBody = Body({
+  quantity: Decimal, limitPrice: Decimal, postOnly: Type.Optional(PostOnly), signature: Signature, smp: Type.Optional(Smp),
+}, 'Replace limit order');
+const ReplaceStopLimitBody = Body({
+  quantity: Decimal, limitPrice: Decimal, stopPrice: Decimal, signature: Signature, smp: Type.Optional(Smp),
+}, 'Replace stop-limit order');
+const BatchReplaceItem = Body({
+  quantity: Decimal, limitPrice: Decimal, postOnly: Type.Optional(PostOnly), signature: Signature, smp: Type.Optional(Smp), orderId: OrderIdAny,
+});
+const BatchReplaceBody = Type.Array(BatchReplaceItem, { minItems: 1, maxItems: 50 });
+const MassCancelBody = Body({ instrument: Type.String({ minLength: 1, maxLength: 64 }), dbSync: Type.Optional(Type.Boolean({ default: false })) });
+const MassCancelByIdBody = Body({ orderIds: Type.Array(OrderIdAny, { minItems: 1, maxItems: 500 }) });
+
+export function orderManageRoutes(ctx: RouteContext) {
+  return async function plugin(app: FastifyInstance) {
+    const tags = ['orders'];
+
+    /** The caller's order, its instrument rules, or 404. */
+    function ownOrder(userId: number, orderId: string) {
+      const order = ctx.engine.getOrder(userId, orderId);
+      if (!order) throw notFound('ORDER_NOT_FOUND', `Order ${orderId} not found`);
+      const config = ctx.engine.instrumentConfig(order.instrument);
+      if (!config) throw notFound('INSTRUMENT_NOT_FOUND', `Unknown instrument ${order.instrument}`);
+      return { order, rules: A.rulesOf(config) };
+    }
+
+    app.put('/api/order/:orderId/limit', {
+      config: { auth: true },
+      schema: { tags, security: SECURITY, summary: 'Replace a limit order', params: OrderIdParams, body: ReplaceLimitBody, response: { 200: EmptyResponse, ...errors } },
+    }, async (req) => {
+      const user = userOf(req);
+      const { orderId } = req.params as Static<typeof OrderIdParams>;
+      const b = req.body as Static<typeof ReplaceLimitBody>;
+      const { rules } = ownOrder(user.exchangeId, orderId);
+      const replace: ReplaceInput = { orderId, quantity: A.quantity(rules, b.quantity), limitPrice: A.price(rules, b.limitPrice, 'limitPrice') };
+      if (b.postOnly !== undefined) replace.postOnly = b.postOnly === 'yes';
+      if (b.smp) replace.smp = { smp: b.smp.smp, smpId: b.smp.smpId };
+      await requireSignature(ctx.verifier, user, { type: 'Replace limit order', chainId: ctx.chainId, message: replaceLimitMessage(orderId, b), signature: b.signature });
+      await execute(ctx.submit, { kind: 'order.replace', userId: user.exchangeId, replace });
+      return {};
+    });
+
+    app.put('/api/order/:orderId/stop-limit', {
+      config: { auth: true },
+      schema: { tags, security: SECURITY, summary: 'Replace a stop-limit order', params: OrderIdParams, body: ReplaceStopLimitBody, response: { 200: EmptyResponse, ...errors } },
+    }, async (req) => {
+      const user = userOf(req);
+      const { orderId } = req.params as Static<typeof OrderIdParams>;
+      const b = req.body as Static<typeof ReplaceStopLimitBody>;
+      const { rules } = ownOrder(user.exchangeId, orderId);
+      const replace: ReplaceInput = {
+        orderId, quantity: A.quantity(rules, b.quantity), limitPrice: A.price(rules, b.limitPrice, 'limitPrice'), stopPrice: A.price(rules, b.stopPrice, 'stopPrice'),
+      };
+      if (b.smp) replace.smp = { smp: b.smp.smp, smpId: b.smp.smpId };
+      await requireSignature(ctx.verifier, user, { type: 'Replace stop-limit order', chainId: ctx.chainId, message: replaceStopLimitMessage(orderId, b), signature: b.signature });
+      await execute(ctx.submit, { kind: 'order.replace', userId: user.exchangeId, replace });
+      return {};
+    });
+
+    app.put('/api/order/limit/:instrument', {
+      config: { auth: true },
+      schema: {
+        tags, security: SECURITY, summary: 'Replace 1 to 50 limit orders (per-item results)', params: InstrumentParams, body: BatchReplaceBody,
+        response: { 200: Type.Array(BatchResultRecord), ...errors },
+      },
+    }, async (req) => {
+      const user = userOf(req);
+      const { instrument } = req.params as Static<typeof InstrumentParams>;
+      const rules = A.pathInstrument(ctx.engine, instrument);
+      const items = req.body as Static<typeof BatchReplaceBody>;
+      const results: Array<BatchResult | undefined> = new Array(items.length);
+      const accepted: Array<{ index: number; input: ReplaceInput }> = [];
+      await Promise.all(items.map(async (item, index) => {
+        try {
+          const order = ctx.engine.getOrder(user.exchangeId, item.orderId);
+          if (!order) throw notFound('ORDER_NOT_FOUND', 'Order not found');
+          if (order.instrument !== instrument) throw badRequest('INVALID_INSTRUMENT', `Order is not on ${instrument}`);
+          const input: ReplaceInput = { orderId: item.orderId, quantity: A.quantity(rules, item.quantity), limitPrice: A.price(rules, item.limitPrice, 'limitPrice') };
+          if (item.postOnly !== undefined) input.postOnly = item.postOnly === 'yes';
+          if (item.smp) input.smp = { smp: item.smp.smp, smpId: item.smp.smpId };
+          const ok = await signedBy(ctx.verifier, user, { type: 'Replace limit order', chainId: ctx.chainId, message: replaceLimitMessage(item.orderId, item), signature: item.signature });
+          if (!ok) throw badRequest('INVALID_SIGNATURE', 'Invalid signature');
+          accepted.push({ index, input });
+        } catch (e) {
+          results[index] = { orderId: item.orderId, success: false, failReason: A.reasonOf(e) };
+        }
+      }));
+      accepted.sort((a, b) => a.index - b.index);
+      if (accepted.length > 0) {
+        const { reply } = await ctx.submit({ kind: 'order.replaceBatch', userId: user.exchangeId, instrument, items: accepted.map((a) => a.input) });
+        accepted.forEach((a, i) => {
+          const orderId = a.input.orderId;
+          if (!reply.ok) { results[a.index] = { orderId, success: false, failReason: reply.error.message }; return; }
+          const r = reply.batch?.[i];
+          results[a.index] = !r || r.success ? { orderId, success: true } : { orderId, success: false, failReason: r.failReason ?? 'Rejected' };
+        });
+      }
+      return results.map((r, i) => r ?? { orderId: items[i].orderId, success: false, failReason: 'Not processed' });
+    });
+
+    app.delete('/api/order/:orderId', {
+      config: { auth: true },
+      schema: { tags, security: SECURITY, summary: 'Cancel an order (no signature)', params: OrderIdParams, response: { 200: EmptyResponse, ...errors } },
+    }, async (req) => {
+      const user = userOf(req);
+      const { orderId } = req.params as Static<typeof OrderIdParams>;
+      await execute(ctx.submit, { kind: 'order.cancel', userId: user.exchangeId, orderId });
+      return {};
+    });
+
+    app.post('/api/order/mass-cancel', {
+      config: { auth: true },
+      schema: { tags, security: SECURITY, summary: 'Cancel all orders of an instrument', body: MassCancelBody, response: { 200: EmptyResponse, ...errors } },
+    }, async (req) => {
+      const user = userOf(req);
+      const b = req.body as Static<typeof MassCancelBody>;
+      A.bodyInstrument(ctx.engine, b.instrument);
+      // dbSync is accepted for compatibility: the engine's reply already reflects the committed state.
+      await execute(ctx.submit, { kind: 'order.cancelAll', userId: user.exchangeId, instrument: b.instrument });
+      return {};
+    });
+
+    app.post('/api/order/mass-cancel-by-id', {
+      config: { auth: true },
+      schema: {
+        tags, security: SECURITY, summary: 'Cancel orders by id (per-item results: LimitOrderCancelObject)', body: MassCancelByIdBody,
+        response: { 200: Type.Array(CancelResultRecord), ...errors },
+      },
+    }, async (req) => {
+      const user = userOf(req);
+      const { orderIds } = req.body as Static<typeof MassCancelByIdBody>;
+      const reply = await execute(ctx.submit, { kind: 'order.cancelMany', userId: user.exchangeId, orderIds });
+      return orderIds.map((orderId, i) => {
+        const r = reply.batch?.[i];
+        return !r || r.success ? { orderId, success: true } : { orderId, success: false, failReason: r.failReason ?? 'Not cancelled' };
+      });
+    });
+  };
+}

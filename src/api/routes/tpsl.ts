@@ -1,0 +1,122 @@
+/**
+ * TpSl routes. The engine's TpSl commands are not in src/engine/commands.ts yet: the commands below are
+ * the proposed shapes (TODO: replace PendingTpSlCommand with the engine's types once they land).
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { TPSL_STATUSES, TPSL_TYPES, type Side, type TpSlType } from '../../domain/enums.js';
+import type { Units } from '../../domain/fixed.js';
+import type { TpSlView } from '../../engine/records.js';
+import { ErrorBody, Nullable, Paged, StringEnum } from '../../records/common.js';
+import { TpSlRecord, toTpSl } from '../../records/tpsl.js';
+import * as A from '../amounts.js';
+import { SECURITY, userOf } from '../authenticate.js';
+import type { RouteContext } from '../context.js';
+import type { CommandInput } from '../deps.js';
+import { notFound } from '../errors.js';
+import { execute } from '../execute.js';
+import { Body, Decimal, Instrument, InstrumentParams, Limit, Offset, OneOrMany, OrderIdAny, SideSchema, Signature, many } from '../schemas.js';
+import { requireSignature, tpslMessage } from '../signatures.js';
+
+/** TODO(engine): proposed TpSl commands; the reply is expected to carry `tpsl: TpSlView`. */
+export type PendingTpSlCommand =
+  | { kind: 'tpsl.create'; userId: number; instrument: string; type: TpSlType; side: Side; quantity: Units; price: Units; orderId: string | null }
+  | { kind: 'tpsl.modify'; userId: number; instrument: string; id: string; type: TpSlType; side: Side; quantity: Units; price: Units }
+  | { kind: 'tpsl.cancel'; userId: number; instrument: string; id: string };
+
+const errors = { '4xx': ErrorBody };
+const TpSlCreateBody = Body({
+  type: StringEnum(TPSL_TYPES), side: SideSchema, quantity: Decimal, price: Decimal, order: Nullable(OrderIdAny), signature: Signature,
+}, 'TpSl create (quantity 0 = whole position; `order` is not signed)');
+const TpSlModifyBody = Body({
+  type: StringEnum(TPSL_TYPES), side: SideSchema, quantity: Decimal, price: Decimal, signature: Signature,
+  // Public clients send these too on modify; accepted and ignored (not signed).
+  instrument: Type.Optional(Type.String({ maxLength: 64 })), order: Type.Optional(Nullable(OrderIdAny)),
+}, 'TpSl modify');
+const TpSlParams = Type.Object({ instrument: Instrument, id: Type.String({ minLength: 1, maxLength: 64 }) });
+const TpSlListQuery = Type.Object({
+  instrument: Type.Optional(OneOrMany(Instrument)),
+  status: Type.Optional(OneOrMany(StringEnum(TPSL_STATUSES))),
+  type: Type.Optional(StringEnum(TPSL_TYPES)),
+  triggeredOrder: Type.Optional(OneOrMany(Type.String({ maxLength: 64 }))),
+  offset: Type.Optional(Offset),
+  limit: Type.Optional(Limit),
+});
+
+export function tpslRoutes(ctx: RouteContext) {
+  return async function plugin(app: FastifyInstance) {
+    const tags = ['tpsl'];
+    /** The engine does not know these kinds yet; the cast is the single TODO point. */
+    const run = (cmd: PendingTpSlCommand) => execute(ctx.submit, cmd as unknown as CommandInput);
+    const tpslOf = (reply: object): TpSlView => {
+      const t = (reply as { tpsl?: TpSlView }).tpsl;
+      if (!t) throw new Error('engine accepted a tpsl command without a tpsl view');
+      return t;
+    };
+
+    app.get('/api/tpsl', {
+      config: { auth: true },
+      schema: { tags, security: SECURITY, summary: 'Your TpSl (paged)', querystring: TpSlListQuery, response: { 200: Paged(TpSlRecord), ...errors } },
+    }, async (req) => {
+      const userId = userOf(req).exchangeId;
+      const q = req.query as Static<typeof TpSlListQuery>;
+      const query = {
+        userId, instruments: many(q.instrument), statuses: many(q.status), type: q.type, triggeredOrders: many(q.triggeredOrder),
+        offset: q.offset ?? 0, limit: q.limit ?? 50,
+      };
+      if (ctx.readStore) {
+        const page = await ctx.readStore.listTpsl(query);
+        const out: { list: ReturnType<typeof toTpSl>[]; count: number; next?: string } = { list: page.list.map(toTpSl), count: page.count };
+        if (page.next !== undefined) out.next = page.next;
+        return out;
+      }
+      const all = ctx.engine.tpsls(userId).filter((t) =>
+        (!query.instruments || query.instruments.includes(t.instrument)) && (!query.statuses || query.statuses.includes(t.status)) &&
+        (!query.type || t.type === query.type) && (!query.triggeredOrders || (t.triggerOrder !== null && query.triggeredOrders.includes(t.triggerOrder))));
+      return { list: all.slice(query.offset, query.offset + query.limit).map(toTpSl), count: all.length };
+    });
+
+    app.post('/api/tpsl/:instrument', {
+      config: { auth: true },
+      schema: { tags, security: SECURITY, summary: 'Create a TpSl', params: InstrumentParams, body: TpSlCreateBody, response: { 200: TpSlRecord, ...errors } },
+    }, async (req) => {
+      const user = userOf(req);
+      const { instrument } = req.params as Static<typeof InstrumentParams>;
+      const b = req.body as Static<typeof TpSlCreateBody>;
+      const rules = A.pathInstrument(ctx.engine, instrument);
+      const quantity = A.quantity(rules, b.quantity, 'quantity', { allowZero: true, skipMin: true });
+      const price = A.price(rules, b.price);
+      await requireSignature(ctx.verifier, user, { type: 'New take-profit/stop-loss', chainId: ctx.chainId, message: tpslMessage({ ...b, instrument }), signature: b.signature });
+      const reply = await run({ kind: 'tpsl.create', userId: user.exchangeId, instrument, type: b.type, side: b.side, quantity, price, orderId: b.order });
+      return toTpSl(tpslOf(reply));
+    });
+
+    app.put('/api/tpsl/:instrument/:id', {
+      config: { auth: true },
+      schema: { tags, security: SECURITY, summary: 'Modify a TpSl', params: TpSlParams, body: TpSlModifyBody, response: { 200: TpSlRecord, ...errors } },
+    }, async (req) => {
+      const user = userOf(req);
+      const { instrument, id } = req.params as Static<typeof TpSlParams>;
+      const b = req.body as Static<typeof TpSlModifyBody>;
+      const rules = A.pathInstrument(ctx.engine, instrument);
+      if (!ctx.engine.tpsls(user.exchangeId).some((t) => t.id === id && t.instrument === instrument)) throw notFound('TPSL_NOT_FOUND', `TpSl ${id} not found`);
+      const quantity = A.quantity(rules, b.quantity, 'quantity', { allowZero: true, skipMin: true });
+      const price = A.price(rules, b.price);
+      await requireSignature(ctx.verifier, user, { type: 'New take-profit/stop-loss', chainId: ctx.chainId, message: tpslMessage({ ...b, instrument }), signature: b.signature });
+      const reply = await run({ kind: 'tpsl.modify', userId: user.exchangeId, instrument, id, type: b.type, side: b.side, quantity, price });
+      return toTpSl(tpslOf(reply));
+    });
+
+    app.delete('/api/tpsl/:instrument/:id', {
+      config: { auth: true },
+      schema: { tags, security: SECURITY, summary: 'Cancel a TpSl', params: TpSlParams, response: { 200: TpSlRecord, ...errors } },
+    }, async (req) => {
+      const user = userOf(req);
+      const { instrument, id } = req.params as Static<typeof TpSlParams>;
+      A.pathInstrument(ctx.engine, instrument);
+      if (!ctx.engine.tpsls(user.exchangeId).some((t) => t.id === id && t.instrument === instrument)) throw notFound('TPSL_NOT_FOUND', `TpSl ${id} not found`);
+      const reply = await run({ kind: 'tpsl.cancel', userId: user.exchangeId, instrument, id });
+      return toTpSl(tpslOf(reply));
+    });
+  };
+}

@@ -1,0 +1,72 @@
+/** The caller's profile and deprecated API-key management. */
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { EmptyResponse, ErrorBody, Nullable } from '../../records/common.js';
+import { ApiKeyCreatedRecord, ApiKeyWireRecord, UserWireRecord, toApiKey, toApiKeyCreated, toUser } from '../../records/user.js';
+import { SECURITY, userOf } from '../authenticate.js';
+import type { RouteContext } from '../context.js';
+import { Body, Limit, Offset, YesFlag } from '../schemas.js';
+
+const errors = { '4xx': ErrorBody };
+const ApiKeyBody = Body({
+  name: Type.Optional(Type.String({ maxLength: 100 })),
+  expiresAt: Type.Optional(Nullable(Type.String({ maxLength: 40, description: 'ISO 8601' }))),
+}, 'ApiKeyCreateBody / ApiKeyUpdateBody');
+const ApiKeyParams = Type.Object({
+  apiKeyId: Type.String({ pattern: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$', description: 'uuid' }),
+});
+const ApiKeyListQuery = Type.Object({
+  withDeleted: Type.Optional(YesFlag), withExpired: Type.Optional(YesFlag), limit: Type.Optional(Limit), offset: Type.Optional(Offset),
+});
+const flag = (v: string | undefined) => v !== undefined && ['yes', 'true', '1'].includes(v.toLowerCase());
+
+export function userRoutes(ctx: RouteContext) {
+  return async function plugin(app: FastifyInstance) {
+    app.get('/api/user/me', {
+      config: { auth: true },
+      schema: { tags: ['user'], security: SECURITY, summary: 'Your profile (exchangeId names your channels)', response: { 200: UserWireRecord, ...errors } },
+    }, async (req) => {
+      const user = userOf(req);
+      return toUser(user, ctx.engine.account(user.exchangeId).marginCall);
+    });
+
+    const tags = ['api-key (deprecated)'];
+    app.get('/api/user/api-key', {
+      config: { auth: true },
+      schema: {
+        tags, security: SECURITY, summary: 'List API keys', querystring: ApiKeyListQuery,
+        response: { 200: Type.Object({ list: Type.Array(ApiKeyWireRecord), count: Type.Integer() }), ...errors },
+      },
+    }, async (req) => {
+      const q = req.query as Static<typeof ApiKeyListQuery>;
+      const r = ctx.auth.listApiKeys(userOf(req).id, { withDeleted: flag(q.withDeleted), withExpired: flag(q.withExpired), limit: q.limit ?? 50, offset: q.offset ?? 0 });
+      return { list: r.list.map(toApiKey), count: r.count };
+    });
+
+    app.post('/api/user/api-key', {
+      config: { auth: true },
+      schema: { tags, security: SECURITY, summary: 'Create an API key (the key is returned once)', body: ApiKeyBody, response: { 200: ApiKeyCreatedRecord, ...errors } },
+    }, async (req) => toApiKeyCreated(ctx.auth.createApiKey(userOf(req).id, (req.body ?? {}) as Static<typeof ApiKeyBody>)));
+
+    app.put('/api/user/api-key/:apiKeyId', {
+      config: { auth: true },
+      schema: { tags, security: SECURITY, summary: 'Update an API key', params: ApiKeyParams, body: ApiKeyBody, response: { 200: EmptyResponse, ...errors } },
+    }, async (req) => {
+      ctx.auth.updateApiKey(userOf(req).id, (req.params as Static<typeof ApiKeyParams>).apiKeyId, req.body as Static<typeof ApiKeyBody>);
+      return {};
+    });
+
+    app.delete('/api/user/api-key/:apiKeyId', {
+      config: { auth: true },
+      schema: { tags, security: SECURITY, summary: 'Delete an API key', params: ApiKeyParams, response: { 200: EmptyResponse, ...errors } },
+    }, async (req) => {
+      ctx.auth.deleteApiKey(userOf(req).id, (req.params as Static<typeof ApiKeyParams>).apiKeyId);
+      return {};
+    });
+
+    app.put('/api/user/api-key/:apiKeyId/regenerate', {
+      config: { auth: true },
+      schema: { tags, security: SECURITY, summary: 'Regenerate an API key (the new key is returned once)', params: ApiKeyParams, response: { 200: ApiKeyCreatedRecord, ...errors } },
+    }, async (req) => toApiKeyCreated(ctx.auth.regenerateApiKey(userOf(req).id, (req.params as Static<typeof ApiKeyParams>).apiKeyId)));
+  };
+}

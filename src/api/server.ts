@@ -1,0 +1,80 @@
+/**
+ * HTTP gateway composition: one Fastify instance with strict validation, uniform errors, authentication,
+ * OpenAPI, and one plugin per resource. The /auth routes can instead be served by a second instance on
+ * their own port (`buildAuthServer`), as the spec's separate {auth_url} suggests.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { installAuthentication } from './authenticate.js';
+import type { RouteContext } from './context.js';
+import { DEFAULT_API_CONFIG, type ApiDeps } from './deps.js';
+import { installErrorHandling } from './errors.js';
+import { installJsonParser } from './json-parser.js';
+import { installOpenApi } from './openapi.js';
+import { authRoutes } from './routes/auth.js';
+import { fundsRoutes } from './routes/funds.js';
+import { marketRoutes } from './routes/market.js';
+import { orderManageRoutes } from './routes/order-manage.js';
+import { orderQueryRoutes } from './routes/order-queries.js';
+import { ordersRoutes } from './routes/orders.js';
+import { positionRoutes } from './routes/positions.js';
+import { systemRoutes } from './routes/system.js';
+import { tpslRoutes } from './routes/tpsl.js';
+import { userRoutes } from './routes/user.js';
+import { installValidation } from './validation.js';
+
+export interface ServerOptions {
+  logger?: FastifyServerOptions['logger'];
+  /** Serve /auth/* on this instance (default true). Set false when `buildAuthServer` runs on authPort. */
+  includeAuthRoutes?: boolean;
+  /** Serve /openapi.json and /docs (default true). */
+  docs?: boolean;
+  trustProxy?: boolean;
+}
+
+function contextOf(deps: ApiDeps): RouteContext {
+  return { ...deps, cfg: { ...DEFAULT_API_CONFIG, ...deps.config }, newId: deps.newId ?? randomUUID };
+}
+
+async function base(ctx: RouteContext, opts: ServerOptions, title: string): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: ctx.cfg.bodyLimit,
+    trustProxy: opts.trustProxy ?? false,
+    // Route params/queries are untrusted input; cap their size before they reach the validator.
+    routerOptions: { maxParamLength: 200 },
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+  });
+  installErrorHandling(app, ctx.cfg.bodyLimit);
+  installValidation(app);
+  installJsonParser(app, ctx.cfg.bodyLimit);
+  installAuthentication(app, ctx.auth);
+  if (opts.docs ?? true) await installOpenApi(app, title);
+  return app;
+}
+
+export async function buildServer(deps: ApiDeps, opts: ServerOptions = {}): Promise<FastifyInstance> {
+  const ctx = contextOf(deps);
+  const app = await base(ctx, opts, 'Perpetual futures exchange API');
+  await app.register(systemRoutes(ctx));
+  await app.register(marketRoutes(ctx));
+  await app.register(ordersRoutes(ctx));
+  await app.register(orderManageRoutes(ctx));
+  await app.register(orderQueryRoutes(ctx));
+  await app.register(positionRoutes(ctx));
+  await app.register(tpslRoutes(ctx));
+  await app.register(fundsRoutes(ctx));
+  await app.register(userRoutes(ctx));
+  if (opts.includeAuthRoutes ?? true) await app.register(authRoutes(ctx));
+  return app;
+}
+
+/** Only the /auth routes (plus ping), for a separate {auth_url} port. */
+export async function buildAuthServer(deps: ApiDeps, opts: ServerOptions = {}): Promise<FastifyInstance> {
+  const ctx = contextOf(deps);
+  const app = await base(ctx, opts, 'Perpetual futures exchange auth API');
+  await app.register(systemRoutes(ctx));
+  await app.register(authRoutes(ctx));
+  return app;
+}

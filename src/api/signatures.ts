@@ -1,0 +1,78 @@
+/**
+ * EIP-712 messages exactly as the wire contract's table lists them (field order matters for the type
+ * hash, which the signing module derives from the key order). Decimal amounts enter as round(v, 8) × 1e8
+ * (parseMoney half-up is that function; withdrawals round down), computed from the raw client value so
+ * the server signs over what the client signed.
+ */
+import { parseMoney } from '../domain/fixed.js';
+import type { UserRecord } from '../auth/types.js';
+import type { SignatureVerifier, SignedMessage, SignedType } from '../signing/types.js';
+import { badRequest } from './errors.js';
+
+const SIG_RE = /^(0x)?[0-9a-fA-F]{130}$/;
+
+export const norm = (v: string | number): bigint => parseMoney(v, 'halfUp');
+
+export interface SignedPayload {
+  type: SignedType;
+  chainId: string;
+  message: SignedMessage;
+  signature: string;
+}
+
+export function limitOrderMessage(b: { id: string; instrument: string; side: string; leverage: number; quantity: string | number; limitPrice: string | number }, chainId: string): SignedMessage {
+  return { id: b.id, instrument: b.instrument, side: b.side, leverage: BigInt(b.leverage), quantity: norm(b.quantity), limitPrice: norm(b.limitPrice), chainId: BigInt(chainId) };
+}
+
+export function marketOrderMessage(b: { id: string; instrument: string; side: string; timeInForce: string; leverage: number; cashQuantity: string | number }, chainId: string): SignedMessage {
+  return { id: b.id, instrument: b.instrument, side: b.side, timeInForce: b.timeInForce, leverage: BigInt(b.leverage), cashQuantity: norm(b.cashQuantity), chainId: BigInt(chainId) };
+}
+
+export function stopLimitOrderMessage(
+  b: { id: string; instrument: string; side: string; leverage: number; quantity: string | number; limitPrice: string | number; stopPrice: string | number },
+  chainId: string,
+): SignedMessage {
+  return {
+    id: b.id, instrument: b.instrument, side: b.side, leverage: BigInt(b.leverage), quantity: norm(b.quantity),
+    limitPrice: norm(b.limitPrice), stopPrice: norm(b.stopPrice), chainId: BigInt(chainId),
+  };
+}
+
+export function positionCloseMessage(b: { id: string; instrument: string; leverage: number; quantity: string | number }, chainId: string): SignedMessage {
+  return { id: b.id, instrument: b.instrument, leverage: BigInt(b.leverage), quantity: norm(b.quantity), chainId: BigInt(chainId) };
+}
+
+export function tpslMessage(b: { instrument: string; type: string; side: string; quantity: string | number; price: string | number }): SignedMessage {
+  return { instrument: b.instrument, type: b.type, side: b.side, quantity: norm(b.quantity), price: norm(b.price) };
+}
+
+export function replaceLimitMessage(orderId: string, b: { quantity: string | number; limitPrice: string | number }): SignedMessage {
+  return { orderId, quantity: norm(b.quantity), limitPrice: norm(b.limitPrice) };
+}
+
+export function replaceStopLimitMessage(orderId: string, b: { quantity: string | number; limitPrice: string | number; stopPrice: string | number }): SignedMessage {
+  return { orderId, quantity: norm(b.quantity), limitPrice: norm(b.limitPrice), stopPrice: norm(b.stopPrice) };
+}
+
+export function withdrawMessage(recipient: string, amount: string | number): SignedMessage {
+  return { recipient, amount: parseMoney(amount, 'down') };
+}
+
+/** True when `signature` recovers to the user's wallet (case-insensitive). */
+export async function signedBy(verifier: SignatureVerifier, user: UserRecord, p: SignedPayload): Promise<boolean> {
+  if (!SIG_RE.test(p.signature)) return false;
+  const sig = p.signature.startsWith('0x') ? p.signature : `0x${p.signature}`;
+  const signer = await verifier.recover(p.type, p.chainId, p.message, sig);
+  return signer !== null && signer.toLowerCase() === user.wallet.toLowerCase();
+}
+
+export async function requireSignature(verifier: SignatureVerifier, user: UserRecord, p: SignedPayload): Promise<void> {
+  if (!(await signedBy(verifier, user, p))) {
+    throw badRequest('INVALID_SIGNATURE', 'Invalid signature: it does not recover to your wallet for this request');
+  }
+}
+
+/** Order and close bodies carry chainId; it must be the server's. */
+export function requireChainId(bodyChainId: string | number, serverChainId: string): void {
+  if (String(bodyChainId) !== serverChainId) throw badRequest('INVALID_CHAIN_ID', `Invalid chainId: expected ${serverChainId}`);
+}

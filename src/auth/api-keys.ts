@@ -1,0 +1,46 @@
+/** Deprecated API keys: key format and validation of the create/update bodies. */
+import { opaqueToken } from './secrets.js';
+import { AuthError, type ApiKeyRecord } from './types.js';
+import type { ApiKeyRow } from './store.js';
+
+/** Visible part kept for display ("perpx_Ab3d…"); the rest is secret. */
+const KEY_PREFIX = 'perpx_';
+const DISPLAY_PREFIX_LENGTH = KEY_PREFIX.length + 6;
+export const DEFAULT_API_KEY_NAME = 'API key';
+const MAX_NAME_LENGTH = 100;
+
+export function generateApiKey(): { key: string; prefix: string } {
+  const key = KEY_PREFIX + opaqueToken();
+  return { key, prefix: key.slice(0, DISPLAY_PREFIX_LENGTH) };
+}
+
+export function parseApiKeyName(name: unknown): string {
+  if (typeof name !== 'string') throw new AuthError(400, 'invalid_name', 'name must be a string');
+  const trimmed = name.trim();
+  if (trimmed.length === 0 || trimmed.length > MAX_NAME_LENGTH) {
+    throw new AuthError(400, 'invalid_name', `name must be 1 to ${MAX_NAME_LENGTH} characters`);
+  }
+  return trimmed;
+}
+
+/** ISO 8601 date → ms; null clears the expiry. Must lie in the future. */
+export function parseApiKeyExpiry(value: unknown, now: number): number | null {
+  if (value === null) return null;
+  if (typeof value !== 'string') throw new AuthError(400, 'invalid_expires_at', 'expiresAt must be an ISO 8601 date or null');
+  const t = Date.parse(value);
+  if (!Number.isFinite(t)) throw new AuthError(400, 'invalid_expires_at', 'expiresAt must be an ISO 8601 date or null');
+  if (t <= now) throw new AuthError(400, 'invalid_expires_at', 'expiresAt must be in the future');
+  return t;
+}
+
+export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    expiresAt: row.expiresAt,
+    deletedAt: row.deletedAt,
+  };
+}

@@ -1,0 +1,301 @@
+/** AuthStore on better-sqlite3. Tables are prefixed `auth_` because the database file may be shared. */
+import type { Database, Statement } from 'better-sqlite3';
+import type { ApiKeyListFilter, ApiKeyRow, AuthStore, NewUser, RefreshTokenRow } from './store.js';
+import type { Role, UserRecord } from './types.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS auth_users (
+  exchange_id INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  auth_id TEXT NOT NULL UNIQUE,
+  wallet TEXT NOT NULL,
+  wallet_lower TEXT NOT NULL UNIQUE,
+  role TEXT NOT NULL DEFAULT 'user',
+  name TEXT,
+  email TEXT,
+  avatar TEXT,
+  level INTEGER NOT NULL DEFAULT 0,
+  locale TEXT NOT NULL DEFAULT 'en',
+  date_time_format TEXT NOT NULL DEFAULT 'DD.MM.YYYY HH:mm',
+  favorite_instruments TEXT NOT NULL DEFAULT '[]',
+  social TEXT NOT NULL DEFAULT '[]',
+  smart_account_address TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS auth_refresh_tokens (
+  token_hash TEXT PRIMARY KEY,
+  family_id TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  rotated_at INTEGER,
+  revoked_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS auth_refresh_tokens_family ON auth_refresh_tokens(family_id);
+CREATE TABLE IF NOT EXISTS auth_api_keys (
+  id TEXT PRIMARY KEY,
+  user_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  prefix TEXT NOT NULL,
+  key_hash TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  expires_at INTEGER,
+  deleted_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS auth_api_keys_user ON auth_api_keys(user_id, created_at);
+`;
+
+interface UserSqlRow {
+  exchange_id: number;
+  id: string;
+  auth_id: string;
+  wallet: string;
+  role: Role;
+  name: string | null;
+  email: string | null;
+  avatar: string | null;
+  level: number;
+  locale: string;
+  date_time_format: string;
+  favorite_instruments: string;
+  social: string;
+  smart_account_address: string;
+  created_at: number;
+  updated_at: number;
+}
+
+interface RefreshSqlRow {
+  token_hash: string;
+  family_id: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+  rotated_at: number | null;
+  revoked_at: number | null;
+}
+
+interface ApiKeySqlRow {
+  id: string;
+  user_id: string;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  created_at: number;
+  updated_at: number;
+  expires_at: number | null;
+  deleted_at: number | null;
+}
+
+function toUser(r: UserSqlRow): UserRecord {
+  return {
+    id: r.id,
+    authId: r.auth_id,
+    exchangeId: r.exchange_id,
+    wallet: r.wallet,
+    role: r.role,
+    name: r.name,
+    email: r.email,
+    avatar: r.avatar,
+    level: r.level,
+    locale: r.locale,
+    dateTimeFormat: r.date_time_format,
+    favoriteInstruments: JSON.parse(r.favorite_instruments) as string[],
+    social: JSON.parse(r.social) as Array<{ type: string; value: string }>,
+    smartAccountAddress: r.smart_account_address,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+function toRefresh(r: RefreshSqlRow): RefreshTokenRow {
+  return {
+    tokenHash: r.token_hash,
+    familyId: r.family_id,
+    userId: r.user_id,
+    createdAt: r.created_at,
+    expiresAt: r.expires_at,
+    rotatedAt: r.rotated_at,
+    revokedAt: r.revoked_at,
+  };
+}
+
+function toApiKey(r: ApiKeySqlRow): ApiKeyRow {
+  return {
+    id: r.id,
+    userId: r.user_id,
+    name: r.name,
+    prefix: r.prefix,
+    keyHash: r.key_hash,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    expiresAt: r.expires_at,
+    deletedAt: r.deleted_at,
+  };
+}
+
+// The "visible" filter of the api-key list, shared by the page and the count queries.
+const API_KEY_FILTER = `user_id = @userId
+  AND (@withDeleted = 1 OR deleted_at IS NULL)
+  AND (@withExpired = 1 OR expires_at IS NULL OR expires_at > @now)`;
+
+export class SqliteAuthStore implements AuthStore {
+  private st!: {
+    userByWallet: Statement<[string], UserSqlRow>;
+    userById: Statement<[string], UserSqlRow>;
+    userByExchangeId: Statement<[number], UserSqlRow>;
+    insertUser: Statement<[Record<string, unknown>]>;
+    setRole: Statement<[Role, number, number]>;
+    insertRefresh: Statement<[Record<string, unknown>]>;
+    findRefresh: Statement<[string], RefreshSqlRow>;
+    rotateRefresh: Statement<[number, string]>;
+    revokeFamily: Statement<[number, string]>;
+    insertApiKey: Statement<[Record<string, unknown>]>;
+    apiKeyByHash: Statement<[string], ApiKeySqlRow>;
+    apiKeyById: Statement<[string, string], ApiKeySqlRow>;
+    listApiKeys: Statement<[Record<string, unknown>], ApiKeySqlRow>;
+    countApiKeys: Statement<[Record<string, unknown>], { n: number }>;
+  };
+
+  constructor(private readonly db: Database) {}
+
+  migrate(): void {
+    this.db.exec(SCHEMA);
+    this.prepare();
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  private prepare(): void {
+    const db = this.db;
+    this.st = {
+      userByWallet: db.prepare('SELECT * FROM auth_users WHERE wallet_lower = ?'),
+      userById: db.prepare('SELECT * FROM auth_users WHERE id = ?'),
+      userByExchangeId: db.prepare('SELECT * FROM auth_users WHERE exchange_id = ?'),
+      insertUser: db.prepare(
+        `INSERT INTO auth_users (id, auth_id, wallet, wallet_lower, role, smart_account_address, created_at, updated_at)
+         VALUES (@id, @authId, @wallet, @walletLower, @role, @smartAccountAddress, @createdAt, @createdAt)`,
+      ),
+      setRole: db.prepare('UPDATE auth_users SET role = ?, updated_at = ? WHERE exchange_id = ?'),
+      insertRefresh: db.prepare(
+        `INSERT INTO auth_refresh_tokens (token_hash, family_id, user_id, created_at, expires_at, rotated_at, revoked_at)
+         VALUES (@tokenHash, @familyId, @userId, @createdAt, @expiresAt, @rotatedAt, @revokedAt)`,
+      ),
+      findRefresh: db.prepare('SELECT * FROM auth_refresh_tokens WHERE token_hash = ?'),
+      rotateRefresh: db.prepare(
+        'UPDATE auth_refresh_tokens SET rotated_at = ? WHERE token_hash = ? AND rotated_at IS NULL AND revoked_at IS NULL',
+      ),
+      revokeFamily: db.prepare(
+        'UPDATE auth_refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL',
+      ),
+      insertApiKey: db.prepare(
+        `INSERT INTO auth_api_keys (id, user_id, name, prefix, key_hash, created_at, updated_at, expires_at, deleted_at)
+         VALUES (@id, @userId, @name, @prefix, @keyHash, @createdAt, @updatedAt, @expiresAt, @deletedAt)`,
+      ),
+      apiKeyByHash: db.prepare('SELECT * FROM auth_api_keys WHERE key_hash = ?'),
+      apiKeyById: db.prepare('SELECT * FROM auth_api_keys WHERE user_id = ? AND id = ?'),
+      listApiKeys: db.prepare(
+        `SELECT * FROM auth_api_keys WHERE ${API_KEY_FILTER} ORDER BY created_at DESC, id LIMIT @limit OFFSET @offset`,
+      ),
+      countApiKeys: db.prepare(`SELECT COUNT(*) AS n FROM auth_api_keys WHERE ${API_KEY_FILTER}`),
+    };
+  }
+
+  findUserByWallet(wallet: string): UserRecord | undefined {
+    const r = this.st.userByWallet.get(wallet.toLowerCase());
+    return r && toUser(r);
+  }
+
+  findUserById(id: string): UserRecord | undefined {
+    const r = this.st.userById.get(id);
+    return r && toUser(r);
+  }
+
+  findUserByExchangeId(exchangeId: number): UserRecord | undefined {
+    const r = this.st.userByExchangeId.get(exchangeId);
+    return r && toUser(r);
+  }
+
+  createUser(user: NewUser): UserRecord {
+    this.st.insertUser.run({ ...user, walletLower: user.wallet.toLowerCase() });
+    return this.findUserById(user.id) as UserRecord;
+  }
+
+  setRole(exchangeId: number, role: Role, now: number): boolean {
+    return this.st.setRole.run(role, now, exchangeId).changes === 1;
+  }
+
+  insertRefreshToken(row: RefreshTokenRow): void {
+    this.st.insertRefresh.run({ ...row });
+  }
+
+  findRefreshToken(tokenHash: string): RefreshTokenRow | undefined {
+    const r = this.st.findRefresh.get(tokenHash);
+    return r && toRefresh(r);
+  }
+
+  markRefreshTokenRotated(tokenHash: string, now: number): boolean {
+    return this.st.rotateRefresh.run(now, tokenHash).changes === 1;
+  }
+
+  revokeRefreshFamily(familyId: string, now: number): void {
+    this.st.revokeFamily.run(now, familyId);
+  }
+
+  insertApiKey(row: ApiKeyRow): void {
+    this.st.insertApiKey.run({ ...row });
+  }
+
+  findApiKeyByHash(keyHash: string): ApiKeyRow | undefined {
+    const r = this.st.apiKeyByHash.get(keyHash);
+    return r && toApiKey(r);
+  }
+
+  findApiKey(userId: string, id: string): ApiKeyRow | undefined {
+    const r = this.st.apiKeyById.get(userId, id);
+    return r && toApiKey(r);
+  }
+
+  listApiKeys(userId: string, f: ApiKeyListFilter): { list: ApiKeyRow[]; count: number } {
+    const params = {
+      userId,
+      withDeleted: f.withDeleted ? 1 : 0,
+      withExpired: f.withExpired ? 1 : 0,
+      now: f.now,
+    };
+    const list = this.st.listApiKeys.all({ ...params, limit: f.limit, offset: f.offset }).map(toApiKey);
+    const count = (this.st.countApiKeys.get(params) as { n: number }).n;
+    return { list, count };
+  }
+
+  updateApiKey(
+    userId: string,
+    id: string,
+    patch: Partial<Pick<ApiKeyRow, 'name' | 'expiresAt' | 'deletedAt' | 'keyHash' | 'prefix'>> & { updatedAt: number },
+  ): boolean {
+    // Column names come from this fixed map, never from the caller.
+    const columns: Record<string, string> = {
+      name: 'name',
+      expiresAt: 'expires_at',
+      deletedAt: 'deleted_at',
+      keyHash: 'key_hash',
+      prefix: 'prefix',
+      updatedAt: 'updated_at',
+    };
+    const keys = Object.keys(patch).filter((k) => k in columns && (patch as Record<string, unknown>)[k] !== undefined);
+    const sql = `UPDATE auth_api_keys SET ${keys.map((k) => `${columns[k]} = @${k}`).join(', ')}
+      WHERE user_id = @userId AND id = @id`;
+    // A handful of distinct patch shapes exist; better-sqlite3 caches nothing, so keep our own.
+    let stmt = this.patchStatements.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      this.patchStatements.set(sql, stmt);
+    }
+    return stmt.run({ ...patch, userId, id }).changes === 1;
+  }
+
+  private readonly patchStatements = new Map<string, Statement>();
+}

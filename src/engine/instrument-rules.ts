@@ -1,0 +1,87 @@
+/** InstrumentConfig (decimal strings, as configured and served) parsed once into engine units. */
+import { parseMoney, parseUnits, type Money, type Units } from '../domain/fixed.js';
+import type { InstrumentConfig } from '../domain/instrument.js';
+
+export interface MaintenanceTierRule {
+  from: Money;
+  /** rate as a fraction in 1e-8 units */
+  rate: bigint;
+  deviance: Money;
+}
+
+export interface InstrumentRules {
+  config: InstrumentConfig;
+  id: string;
+  priceIncrement: Units;
+  quantityIncrement: Units;
+  minQuantity: Units;
+  maxQuantity: Units;
+  minVolume: Money;
+  minPrice: Units;
+  maxPrice: Units;
+  maxLeverage: number;
+  /** Sorted by maxLeverage ascending: the first tier whose maxLeverage ≥ L caps notional at leverage L. */
+  leverageTiers: Array<{ maxLeverage: number; notionalLimit: Money }>;
+  /** Sorted by `from` ascending. */
+  maintenanceTiers: MaintenanceTierRule[];
+  makerFee: Units;
+  takerFee: Units;
+  liquidationFee: Units;
+  slippageLimit: Units;
+  fatFinger: Units;
+  markPriceLimit: Units;
+}
+
+export function compileInstrument(config: InstrumentConfig): InstrumentRules {
+  return {
+    config,
+    id: config.id,
+    priceIncrement: parseUnits(config.priceIncrement),
+    quantityIncrement: parseUnits(config.quantityIncrement),
+    minQuantity: parseUnits(config.minQuantity),
+    maxQuantity: parseUnits(config.maxQuantity),
+    minVolume: parseMoney(config.minVolume),
+    minPrice: parseUnits(config.minPrice),
+    maxPrice: parseUnits(config.maxPrice),
+    maxLeverage: config.maxLeverage,
+    leverageTiers: config.leverageLimit
+      .map((t) => ({ maxLeverage: t.maxLeverage, notionalLimit: parseMoney(t.notionalLimit) }))
+      .sort((a, b) => a.maxLeverage - b.maxLeverage),
+    maintenanceTiers: config.maintenanceMargin
+      .map((t) => ({ from: parseMoney(t.notionalFrom), rate: parseMoney(t.rate), deviance: parseMoney(t.deviance) }))
+      .sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0)),
+    makerFee: parseUnits(config.makerFee),
+    takerFee: parseUnits(config.takerFee),
+    liquidationFee: parseUnits(config.liquidationFee),
+    slippageLimit: parseUnits(config.slippageLimit),
+    fatFinger: parseUnits(config.fatFingerPriceProtection),
+    markPriceLimit: parseUnits(config.markPriceLimit),
+  };
+}
+
+/** Largest position notional allowed at `leverage` (null = no cap configured). */
+export function notionalCap(rules: InstrumentRules, leverage: number): Money | null {
+  for (const t of rules.leverageTiers) {
+    if (t.maxLeverage >= leverage) {
+      // the tightest tier that still allows this leverage: walk on while the next tier also allows it
+      let cap = t.notionalLimit;
+      for (const u of rules.leverageTiers) if (u.maxLeverage >= leverage && u.notionalLimit < cap) cap = u.notionalLimit;
+      return cap;
+    }
+  }
+  return rules.leverageTiers.length ? 0n : null;
+}
+
+/** Maintenance margin of a position of `notional` (money units): notional × rate − deviance of its tier. */
+export function maintenanceMargin(rules: InstrumentRules, notional: Money): Money {
+  let tier = rules.maintenanceTiers[0];
+  if (tier === undefined) return 0n;
+  for (const t of rules.maintenanceTiers) if (notional >= t.from) tier = t;
+  const mm = (notional * tier.rate) / 100_000_000n - tier.deviance;
+  return mm > 0n ? mm : 0n;
+}
+
+/** Price/quantity are multiples of their increments and inside the instrument's bounds. */
+export function isMultiple(value: Units, increment: Units): boolean {
+  return increment <= 0 || value % increment === 0;
+}

@@ -1,0 +1,150 @@
+/**
+ * Command journal on SQLite (better-sqlite3): one table `commands(seq, ts, body)`.
+ *
+ * WAL + synchronous=FULL: a COMMIT returns only after the WAL is fsynced, so a resolved `flush()` survives
+ * a power cut, not just a process crash. Appends only buffer (the command is serialized at append time so
+ * later mutation by the caller cannot change what gets written); `flush()` writes the whole buffer in one
+ * transaction — one fsync for however many commands arrived since the last flush (group commit).
+ *
+ * The write runs on the calling thread. Measured on the dev VM with ~230-byte commands, groups of 1000:
+ * ~140–150k commands/s durable including JSON.stringify (~180–210k without it); the fsync cost grows with
+ * the bytes per commit (~2.5 ms per 240 KB). Through the sequencer that is ~100k/s because stringify,
+ * insert and fsync are serial with the engine; moving insert + fsync to a worker thread (main thread only
+ * stringifies and posts one joined string per flush) is the planned next step to pass 150k/s.
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Command } from '../engine/commands.js';
+import { JournalIntegrityError, type CommandJournal, type JournalEntry } from './ports.js';
+
+export interface SqliteJournalOptions {
+  /** Database file, e.g. `data/journal.db`; parent directories are created. */
+  file: string;
+  /**
+   * WAL pages (4 KiB) before SQLite copies them into the main file. Checkpoints run inside a commit on
+   * this thread and fsync the main file, so fewer, larger ones keep flush latency flatter. Default 10,000
+   * (~40 MB of WAL).
+   */
+  walAutocheckpointPages?: number;
+}
+
+interface CommandRow {
+  seq: number;
+  body: string;
+}
+
+const SCHEMA = `CREATE TABLE IF NOT EXISTS commands (
+  seq  INTEGER PRIMARY KEY,
+  ts   INTEGER NOT NULL,
+  body TEXT    NOT NULL
+)`;
+
+export class SqliteJournal implements CommandJournal {
+  private readonly db: Database.Database;
+  private readonly insert: Database.Statement<[number, number, string]>;
+  private readonly writeBatch: (seqs: number[], tss: number[], bodies: string[]) => void;
+  // The buffer as three parallel arrays: cheaper than an array of objects at 100k+ appends/s.
+  private seqs: number[] = [];
+  private tss: number[] = [];
+  private bodies: string[] = [];
+  private appendedSeq: number;
+  private appendedTs: number;
+  private committedSeq: number;
+  private failure: Error | undefined;
+  private closed = false;
+
+  constructor(private readonly file: string, walAutocheckpointPages = 10_000) {
+    mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma(`wal_autocheckpoint = ${Math.max(1, Math.floor(walAutocheckpointPages))}`);
+    this.db.exec(SCHEMA);
+    this.insert = this.db.prepare('INSERT INTO commands (seq, ts, body) VALUES (?, ?, ?)');
+    this.writeBatch = this.db.transaction((seqs: number[], tss: number[], bodies: string[]) => {
+      for (let i = 0; i < seqs.length; i++) this.insert.run(seqs[i], tss[i], bodies[i]);
+    });
+    const last = this.db.prepare('SELECT seq, ts FROM commands ORDER BY seq DESC LIMIT 1').get() as
+      | { seq: number; ts: number }
+      | undefined;
+    this.appendedSeq = this.committedSeq = last?.seq ?? 0;
+    this.appendedTs = last?.ts ?? 0;
+  }
+
+  append(seq: number, command: Command): void {
+    if (this.closed) throw new Error('journal is closed');
+    if (this.failure) throw this.failure;
+    if (seq !== this.appendedSeq + 1) {
+      throw new JournalIntegrityError(`append seq ${seq} does not follow ${this.appendedSeq}`);
+    }
+    this.seqs.push(seq);
+    this.tss.push(command.ts);
+    this.bodies.push(JSON.stringify(command));
+    this.appendedSeq = seq;
+    this.appendedTs = command.ts;
+  }
+
+  flush(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.seqs.length === 0) return Promise.resolve();
+    const seqs = this.seqs;
+    const tss = this.tss;
+    const bodies = this.bodies;
+    this.seqs = [];
+    this.tss = [];
+    this.bodies = [];
+    try {
+      this.writeBatch(seqs, tss, bodies);
+    } catch (err) {
+      // Whatever was buffered is lost and the on-disk tail no longer matches appendedSeq: refuse all
+      // further use rather than risk a gap (fail-stop).
+      this.failure = err instanceof Error ? err : new Error(String(err));
+      return Promise.reject(this.failure);
+    }
+    this.committedSeq = seqs[seqs.length - 1];
+    return Promise.resolve();
+  }
+
+  /**
+   * Streams committed rows through a private read-only connection, so a long replay (e.g. verifying the
+   * journal of a live exchange) neither blocks nor is blocked by the writer: WAL readers see a stable view.
+   */
+  *read(fromSeqExclusive: number): Generator<JournalEntry> {
+    const reader = new Database(this.file, { readonly: true, fileMustExist: true });
+    try {
+      const rows = reader
+        .prepare('SELECT seq, body FROM commands WHERE seq > ? ORDER BY seq')
+        .iterate(fromSeqExclusive) as IterableIterator<CommandRow>;
+      for (const row of rows) yield { seq: row.seq, command: JSON.parse(row.body) as Command };
+    } finally {
+      reader.close();
+    }
+  }
+
+  lastSeq(): number {
+    return this.appendedSeq;
+  }
+
+  durableSeq(): number {
+    return this.committedSeq;
+  }
+
+  lastTs(): number {
+    return this.appendedTs;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    try {
+      if (!this.failure) await this.flush();
+    } finally {
+      this.closed = true;
+      this.db.close();
+    }
+  }
+}
+
+export async function openSqliteJournal(options: SqliteJournalOptions): Promise<SqliteJournal> {
+  return new SqliteJournal(options.file, options.walAutocheckpointPages);
+}

@@ -1,0 +1,213 @@
+// Centrifugo-protocol (JSON, bidirectional websocket) real-time server. Attaches to an
+// existing http.Server through its 'upgrade' event, or runs its own.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Broker, HistoryOptions, HistoryResult, StreamPosition } from './broker.js';
+import { Disconnects, DisconnectCode } from './codes.js';
+import { Connection, type ConnectionContext, type ConnectionSettings } from './connection.js';
+import { Hub } from './hub.js';
+import { InMemoryBroker } from './memory-broker.js';
+import { silentLogger, type Authorize, type HistoryPolicyFor, type Logger, type RealtimeStats } from './types.js';
+
+export interface RealtimeServerOptions {
+  /** Attach to this server ('upgrade' event). Omitted: a standalone server; call listen(). */
+  server?: http.Server;
+  /** Websocket path. Default `/connection/websocket` (what centrifuge clients use). */
+  path?: string;
+  /** Default: a new InMemoryBroker (closed with the server). */
+  broker?: Broker;
+  authorize: Authorize;
+  /** History (recoverability) per channel. Default: no channel keeps history. */
+  historyFor?: HistoryPolicyFor;
+  /** Server ping period. Default 25 000 ms. Announced to clients in whole seconds. */
+  pingIntervalMs?: number;
+  /** A ping unanswered this long drops the connection (3012 "no pong"). Default 10 000 ms. */
+  pongTimeoutMs?: number;
+  /** No connect command within this → 3502 "stale". Default 10 000 ms. */
+  connectTimeoutMs?: number;
+  /** Outgoing bytes (ws bufferedAmount + not yet written) beyond this → 3008 "slow". Default 1 MiB. */
+  maxQueueBytes?: number;
+  /** A slow connection not closed by then is destroyed. Default 1 000 ms. */
+  slowTerminateMs?: number;
+  /** Maximum publications one recovery returns (more missed → recovered: false). Default 1 000. */
+  maxRecoveredPublications?: number;
+  maxSubscriptionsPerConnection?: number;
+  /** Largest client frame accepted, bytes. Default 64 KiB. */
+  maxPayloadBytes?: number;
+  /** Version string sent in the connect reply. */
+  version?: string;
+  logger?: Logger;
+}
+
+export interface RealtimeServer {
+  /** Publishes to every subscriber (and to history when the channel keeps it). */
+  publish(channel: string, data: unknown): Promise<StreamPosition>;
+  history(channel: string, opts: HistoryOptions): Promise<HistoryResult>;
+  readonly stats: RealtimeStats;
+  /** Standalone mode only: starts listening (port 0 = random). */
+  listen(port?: number, host?: string): Promise<AddressInfo>;
+  /** Disconnects everyone with a reconnect code (3001 shutdown) and stops. */
+  close(reason?: string): Promise<void>;
+}
+
+const DEFAULT_PATH = '/connection/websocket';
+
+export function createRealtimeServer(opts: RealtimeServerOptions): RealtimeServer {
+  const path = opts.path ?? DEFAULT_PATH;
+  const logger = opts.logger ?? silentLogger;
+  const ownBroker = !opts.broker;
+  const broker = opts.broker ?? new InMemoryBroker();
+  const historyFor = opts.historyFor ?? (() => null);
+  const pingIntervalMs = opts.pingIntervalMs ?? 25_000;
+  const pongTimeoutMs = opts.pongTimeoutMs ?? 10_000;
+  const settings: ConnectionSettings = {
+    version: opts.version ?? '0.1.0',
+    pingIntervalMs,
+    connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
+    maxQueueBytes: opts.maxQueueBytes ?? 1024 * 1024,
+    slowTerminateMs: opts.slowTerminateMs ?? 1_000,
+    maxRecoveredPublications: opts.maxRecoveredPublications ?? 1_000,
+    maxSubscriptionsPerConnection: opts.maxSubscriptionsPerConnection ?? 512,
+  };
+
+  const hub = new Hub(broker);
+  const connections = new Set<Connection>();
+  const counters = { messagesSent: 0, framesSent: 0, bytesSent: 0, slowDisconnects: 0 };
+
+  // One flush pass per event-loop turn for all connections with queued messages: what was
+  // queued in the same tick leaves as one frame per connection.
+  let dirty: Connection[] = [];
+  let flushScheduled = false;
+  const flushAll = () => {
+    flushScheduled = false;
+    const list = dirty;
+    dirty = [];
+    for (const c of list) c.flush();
+  };
+
+  const ctx: ConnectionContext = {
+    settings,
+    broker,
+    hub,
+    authorize: opts.authorize,
+    historyFor,
+    logger,
+    counters,
+    scheduleFlush(conn) {
+      dirty.push(conn);
+      if (!flushScheduled) {
+        flushScheduled = true;
+        setImmediate(flushAll);
+      }
+    },
+    closed(conn) {
+      connections.delete(conn);
+    },
+  };
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxPayloadBytes ?? 64 * 1024, perMessageDeflate: false });
+  wss.on('connection', (ws: WebSocket, req: http.IncomingMessage) => {
+    const conn = new Connection(ws, ctx, {
+      remoteAddress: req.socket.remoteAddress,
+      userAgent: req.headers['user-agent'],
+    });
+    connections.add(conn);
+  });
+
+  const httpServer =
+    opts.server ??
+    http.createServer((_req, res) => {
+      res.writeHead(404).end();
+    });
+  const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const pathname = (req.url ?? '').split('?')[0];
+    if (pathname !== path) {
+      // Leave it to another upgrade handler if there is one.
+      if (httpServer.listenerCount('upgrade') === 1) socket.destroy();
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+  };
+  httpServer.on('upgrade', onUpgrade);
+
+  // Pings: one timer for all connections, then one check for the answers.
+  let pongCheck: NodeJS.Timeout | null = null;
+  const pingTimer = setInterval(() => {
+    const now = Date.now();
+    for (const c of connections) c.ping(now);
+    if (pongCheck) clearTimeout(pongCheck);
+    pongCheck = setTimeout(() => {
+      pongCheck = null;
+      const deadline = Date.now() - pongTimeoutMs;
+      for (const c of connections) {
+        if (c.pingSentAt !== 0 && c.pingSentAt <= deadline) c.disconnect(Disconnects.noPong);
+      }
+    }, pongTimeoutMs);
+    pongCheck.unref();
+  }, pingIntervalMs);
+  pingTimer.unref();
+
+  const stats: RealtimeStats = {
+    get connections() {
+      return connections.size;
+    },
+    get subscriptions() {
+      return hub.subscriptions;
+    },
+    get messagesSent() {
+      return counters.messagesSent;
+    },
+    get framesSent() {
+      return counters.framesSent;
+    },
+    get bytesSent() {
+      return counters.bytesSent;
+    },
+    get slowDisconnects() {
+      return counters.slowDisconnects;
+    },
+  };
+
+  let closing: Promise<void> | null = null;
+
+  return {
+    stats,
+    publish(channel, data) {
+      const policy = historyFor(channel);
+      return broker.publish(channel, data, policy ? { history: policy } : undefined);
+    },
+    history(channel, o) {
+      return broker.history(channel, o);
+    },
+    listen(port = 0, host = '127.0.0.1') {
+      if (opts.server) return Promise.reject(new Error('attached to an existing server: listen on it instead'));
+      return new Promise((resolve, reject) => {
+        httpServer.once('error', reject);
+        httpServer.listen(port, host, () => {
+          httpServer.off('error', reject);
+          resolve(httpServer.address() as AddressInfo);
+        });
+      });
+    },
+    close(reason = 'shutdown') {
+      closing ??= (async () => {
+        clearInterval(pingTimer);
+        if (pongCheck) clearTimeout(pongCheck);
+        httpServer.off('upgrade', onUpgrade);
+        const all = [...connections];
+        for (const c of all) c.disconnect({ code: DisconnectCode.shutdown, reason }, { push: true, reconnect: true });
+        // Give close handshakes a moment, then cut what's left.
+        if (all.length > 0) await new Promise((r) => setTimeout(r, 200));
+        for (const client of wss.clients) client.terminate();
+        await new Promise<void>((r) => wss.close(() => r()));
+        if (!opts.server && httpServer.listening) {
+          await new Promise<void>((r) => httpServer.close(() => r()));
+        }
+        if (ownBroker) await broker.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * Building blocks shared by every wire record: schema helpers and value converters.
+ * Records are defined once here (TypeBox → JSON Schema) so REST responses, the OpenAPI document and
+ * real-time payloads cannot drift apart.
+ */
+import { Kind, Type, TypeRegistry, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { toWireNumber, type Money, type Units } from '../domain/fixed.js';
+
+/**
+ * String enum as a plain `{type:'string', enum:[…]}` schema: reads better in OpenAPI than an anyOf of
+ * literals and serializes faster. Registered as a TypeBox kind so the TypeBox compiler can check it.
+ */
+if (!TypeRegistry.Has('StringEnum')) {
+  TypeRegistry.Set<{ enum: string[] }>('StringEnum', (schema, value) => typeof value === 'string' && schema.enum.includes(value));
+}
+export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ [Kind]: 'StringEnum', type: 'string', enum: [...values], ...options });
+}
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** ISO 8601 timestamp, as the spec's REST records carry. */
+export const IsoTime = Type.String({ description: 'ISO 8601 timestamp' });
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+export function isoOrNull(ms: number | null | undefined): string | null {
+  return ms === null || ms === undefined ? null : iso(ms);
+}
+
+/** Engine fixed-point value → JSON number (the only place amounts become binary floats). */
+export function num(v: Units | Money): number {
+  return toWireNumber(v);
+}
+export function numOrNull(v: Units | Money | null | undefined): number | null {
+  return v === null || v === undefined ? null : toWireNumber(v);
+}
+
+export const ErrorBody = Type.Object(
+  { error: Type.Object({ code: Type.String(), message: Type.String() }) },
+  { description: 'Every error: { error: { code, message } }' },
+);
+export type ErrorBody = Static<typeof ErrorBody>;
+
+/** EmptyResponse of the spec: `{}`. */
+export const EmptyResponse = Type.Object({}, { description: 'EmptyResponse' });
+
+/** Paged list envelope used by GET /api/order, /api/fill, /api/tpsl. */
+export function Paged<T extends TSchema>(item: T) {
+  return Type.Object({ list: Type.Array(item), count: Type.Integer(), next: Type.Optional(Type.String()) });
+}
+export interface PagedRecord<T> {
+  list: T[];
+  count: number;
+  next?: string;
+}
+
+export const COIN = 'usdt';

@@ -1,0 +1,380 @@
+/**
+ * The single writer. Every state change goes through `submit`, which
+ *   1. stamps `ts` (monotonic non-decreasing, from an injectable clock),
+ *   2. applies the command to the engine synchronously (arrival order = seq order),
+ *   3. appends it to the journal (refusals too: they replay to the same refusal),
+ *   4. after the group-commit flush covering it, publishes its events and resolves the caller.
+ * Nobody sees a reply or an event that a crash could take back.
+ *
+ * Fail-stop: if the journal cannot write, the sequencer refuses everything from then on and rejects
+ * whatever is not durable. The in-memory engine is then ahead of the journal and must not be trusted:
+ * the process should exit (`onFatal`) and recover from disk.
+ */
+import { performance } from 'node:perf_hooks';
+import pino from 'pino';
+import type { ExchangeEngine } from '../engine/api.js';
+import type { Command, CommandKind } from '../engine/commands.js';
+import type { CommandResult } from '../engine/records.js';
+import { JournalIntegrityError, serializeSnapshot, type CommandJournal, type SerializedSnapshot, type SnapshotStore } from '../journal/ports.js';
+import type { EventBroker } from './event-bus.js';
+import { newSequencerStats, type SequencerStats } from './stats.js';
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** A command as the gateway builds it: the sequencer adds `ts`. */
+export type CommandInput = DistributiveOmit<Command, 'ts'>;
+
+export interface SequencerOptions {
+  engine: ExchangeEngine;
+  journal: CommandJournal;
+  snapshots?: SnapshotStore;
+  bus?: EventBroker;
+  /** Epoch ms; injectable so tests drive time. Default Date.now. */
+  clock?: () => number;
+  /**
+   * Group-commit window. 0 (default): flush at the end of the current event-loop turn, so every submit of
+   * that turn shares one transaction. > 0: wait this many ms to gather more (fewer fsyncs, more latency).
+   */
+  flushDelayMs?: number;
+  /** Take a snapshot after this many commands since the last one (0 = never by count). */
+  snapshotEveryCommands?: number;
+  /** …or when this much command time has passed since the last one (0 = never by time). */
+  snapshotEveryMs?: number;
+  /** Snapshot on `stop()` so the next start replays nothing. Default true when a store is given. */
+  snapshotOnStop?: boolean;
+  logger?: pino.Logger;
+  /** Called once when the sequencer halts on an error; the app should exit and let recovery run. */
+  onFatal?: (err: Error) => void;
+}
+
+export type SequencerState = 'running' | 'stopping' | 'stopped' | 'failed';
+
+export class SequencerStoppedError extends Error {
+  override name = 'SequencerStoppedError';
+}
+
+/** The engine threw (a bug: it must refuse bad input, not throw). Its state may be half-changed. */
+export class EngineFaultError extends Error {
+  override name = 'EngineFaultError';
+}
+
+interface Pending {
+  seq: number;
+  ts: number;
+  kind: CommandKind;
+  result: CommandResult;
+  submittedAt: number;
+  resolve: (r: CommandResult) => void;
+  reject: (err: Error) => void;
+}
+
+interface DurableWaiter {
+  seq: number;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+export class Sequencer {
+  readonly engine: ExchangeEngine;
+  readonly stats: SequencerStats = newSequencerStats();
+
+  private readonly journal: CommandJournal;
+  private readonly snapshots: SnapshotStore | undefined;
+  private readonly bus: EventBroker | undefined;
+  private readonly clock: () => number;
+  private readonly flushDelayMs: number;
+  private readonly snapshotEveryCommands: number;
+  private readonly snapshotEveryMs: number;
+  private readonly snapshotOnStop: boolean;
+  private readonly log: pino.Logger;
+  private readonly onFatal: ((err: Error) => void) | undefined;
+
+  private status: SequencerState = 'running';
+  private failure: Error | undefined;
+  private lastTs: number;
+  private pending: Pending[] = [];
+  private flushScheduled = false;
+  private flushing = false;
+  private durableSeq: number;
+  private durableWaiters: DurableWaiter[] = [];
+
+  private lastSnapshotSeq: number;
+  private lastSnapshotTs: number;
+  /** Captured, waiting for the journal to cover it (a snapshot must never be ahead of the journal). */
+  private snapshotWaiting: { snapshot: SerializedSnapshot; done: Array<(err?: Error) => void> } | undefined;
+  private snapshotSaving = false;
+
+  constructor(options: SequencerOptions) {
+    this.engine = options.engine;
+    this.journal = options.journal;
+    this.snapshots = options.snapshots;
+    this.bus = options.bus;
+    this.clock = options.clock ?? Date.now;
+    this.flushDelayMs = options.flushDelayMs ?? 0;
+    this.snapshotEveryCommands = options.snapshotEveryCommands ?? 0;
+    this.snapshotEveryMs = options.snapshotEveryMs ?? 0;
+    this.snapshotOnStop = options.snapshotOnStop ?? options.snapshots !== undefined;
+    this.log = options.logger ?? pino({ name: 'sequencer', level: process.env.LOG_LEVEL ?? 'info' });
+    this.onFatal = options.onFatal;
+    if (this.engine.seq !== this.journal.lastSeq()) {
+      throw new JournalIntegrityError(
+        `engine is at seq ${this.engine.seq} but the journal ends at ${this.journal.lastSeq()}; recover first`,
+      );
+    }
+    this.durableSeq = this.journal.durableSeq();
+    this.lastTs = this.journal.lastTs();
+    this.lastSnapshotSeq = this.engine.seq;
+    this.lastSnapshotTs = this.lastTs;
+  }
+
+  get state(): SequencerState {
+    return this.status;
+  }
+
+  /** Seq of the last command applied (may not be durable yet). */
+  get seq(): number {
+    return this.engine.seq;
+  }
+
+  submit(input: CommandInput): Promise<CommandResult> {
+    if (this.status !== 'running') {
+      return Promise.reject(this.failure ?? new SequencerStoppedError(`sequencer is ${this.status}`));
+    }
+    const now = this.clock();
+    const ts = now > this.lastTs ? now : this.lastTs;
+    const command = { ...input, ts } as Command;
+    const seq = this.engine.seq + 1;
+
+    const t0 = performance.now();
+    let result: CommandResult;
+    try {
+      result = this.engine.apply(command);
+    } catch (err) {
+      const fault = new EngineFaultError(`engine threw on seq ${seq} (${command.kind}): ${String(err)}`, { cause: err });
+      // Commands before this one are fine: let them become durable and be acknowledged.
+      this.halt(fault, true);
+      return Promise.reject(fault);
+    }
+    const t1 = performance.now();
+    if (this.engine.seq !== seq) {
+      const err = new JournalIntegrityError(`engine seq ${this.engine.seq} after applying seq ${seq}`);
+      this.halt(err, true);
+      return Promise.reject(err);
+    }
+    try {
+      this.journal.append(seq, command);
+    } catch (err) {
+      // E.g. the command is not JSON-serializable. The engine has applied it, so this process must not go on;
+      // earlier commands are unaffected and still get flushed.
+      const e = err instanceof Error ? err : new Error(String(err));
+      this.halt(e, true);
+      return Promise.reject(e);
+    }
+    this.lastTs = ts;
+
+    const stats = this.stats;
+    stats.commandsByKind[command.kind] = (stats.commandsByKind[command.kind] ?? 0) + 1;
+    if (!result.reply.ok) stats.refusedByKind[command.kind] = (stats.refusedByKind[command.kind] ?? 0) + 1;
+    stats.applyLatency.observe((t1 - t0) / 1000);
+
+    const promise = new Promise<CommandResult>((resolve, reject) => {
+      this.pending.push({ seq, ts, kind: command.kind, result, submittedAt: t0, resolve, reject });
+    });
+    this.maybeSnapshot(seq, ts);
+    this.scheduleFlush();
+    return promise;
+  }
+
+  /**
+   * Consistent point for `verifyJournal`: the state hash at a seq, resolved once that seq is durable
+   * (so a replay of the journal can reach it).
+   */
+  async checkpoint(): Promise<{ seq: number; stateHash: string }> {
+    const seq = this.engine.seq;
+    const stateHash = this.engine.stateHash();
+    await this.whenDurable(seq);
+    return { seq, stateHash };
+  }
+
+  /** Takes a snapshot now (between commands) and resolves when it is stored. Returns its seq. */
+  async snapshotNow(): Promise<number> {
+    if (!this.snapshots) throw new Error('no snapshot store configured');
+    if (this.status === 'failed') throw this.failure ?? new SequencerStoppedError('sequencer failed');
+    const seq = this.engine.seq;
+    await new Promise<void>((resolve, reject) => this.captureSnapshot(this.lastTs, (err) => (err ? reject(err) : resolve())));
+    return seq;
+  }
+
+  /** Stops accepting commands, makes everything accepted durable and acknowledged, then snapshots. */
+  async stop(): Promise<void> {
+    if (this.status === 'running') this.status = 'stopping';
+    await this.whenDurable(this.engine.seq).catch(() => undefined);
+    if (this.status === 'stopping' && this.snapshots && this.snapshotOnStop && this.engine.seq > this.lastSnapshotSeq) {
+      await this.snapshotNow().catch((err: unknown) => this.log.error({ err }, 'final snapshot failed'));
+    }
+    await this.idleSnapshots();
+    await this.bus?.drain();
+    if (this.status === 'stopping') this.status = 'stopped';
+  }
+
+  // ---- group commit ----
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.flushing) return;
+    this.flushScheduled = true;
+    if (this.flushDelayMs > 0) setTimeout(() => void this.runFlush(), this.flushDelayMs);
+    else setImmediate(() => void this.runFlush());
+  }
+
+  private async runFlush(): Promise<void> {
+    this.flushScheduled = false;
+    if (this.pending.length === 0 || this.flushing) return;
+    this.flushing = true;
+    // Cut the batch and call flush() with no await in between: the flush covers exactly this batch.
+    const batch = this.pending;
+    this.pending = [];
+    const t0 = performance.now();
+    try {
+      await this.journal.flush();
+    } catch (err) {
+      this.flushing = false;
+      const e = err instanceof Error ? err : new Error(String(err));
+      for (const p of batch) p.reject(e);
+      this.halt(e, false);
+      return;
+    }
+    const t1 = performance.now();
+    this.flushing = false;
+    const stats = this.stats;
+    stats.flushLatency.observe((t1 - t0) / 1000);
+    stats.flushes++;
+    stats.flushedCommands += batch.length;
+    this.durableSeq = batch[batch.length - 1].seq;
+
+    for (const p of batch) {
+      if (this.bus) {
+        try {
+          this.bus.publish({ seq: p.seq, ts: p.ts, kind: p.kind, events: p.result.events });
+        } catch (err) {
+          this.log.error({ err, seq: p.seq }, 'event bus publish failed');
+        }
+      }
+      stats.ackLatency.observe((t1 - p.submittedAt) / 1000);
+      p.resolve(p.result);
+    }
+    this.releaseDurableWaiters();
+    this.trySaveSnapshot();
+    if (this.pending.length > 0) this.scheduleFlush();
+    else if (this.status === 'failed') this.fatal();
+  }
+
+  private whenDurable(seq: number): Promise<void> {
+    if (seq <= this.durableSeq) return Promise.resolve();
+    if (this.status === 'failed' && this.pending.length === 0 && !this.flushing) {
+      return Promise.reject(this.failure);
+    }
+    return new Promise((resolve, reject) => {
+      this.durableWaiters.push({ seq, resolve, reject });
+      this.scheduleFlush();
+    });
+  }
+
+  private releaseDurableWaiters(): void {
+    if (this.durableWaiters.length === 0) return;
+    const still: DurableWaiter[] = [];
+    for (const w of this.durableWaiters) (w.seq <= this.durableSeq ? w.resolve() : still.push(w));
+    this.durableWaiters = still;
+  }
+
+  /**
+   * Stops accepting commands. With `flushPending` the commands already journaled still get flushed and
+   * acknowledged (used when the fault is in the command being submitted, not in the journal).
+   */
+  private halt(err: Error, flushPending: boolean): void {
+    if (this.status === 'failed') return;
+    this.status = 'failed';
+    this.failure = err;
+    this.log.fatal({ err, seq: this.engine.seq, durableSeq: this.durableSeq }, 'sequencer halted');
+    if (flushPending && (this.pending.length > 0 || this.flushing)) {
+      this.scheduleFlush(); // runFlush calls fatal() once the tail is durable
+      return;
+    }
+    this.fatal();
+  }
+
+  private fatal(): void {
+    const err = this.failure ?? new SequencerStoppedError('sequencer failed');
+    for (const p of this.pending) p.reject(err);
+    this.pending = [];
+    for (const w of this.durableWaiters) w.reject(err);
+    this.durableWaiters = [];
+    const cb = this.onFatal;
+    if (cb) queueMicrotask(() => cb(err));
+  }
+
+  // ---- snapshots ----
+
+  private maybeSnapshot(seq: number, ts: number): void {
+    if (!this.snapshots) return;
+    const byCount = this.snapshotEveryCommands > 0 && seq - this.lastSnapshotSeq >= this.snapshotEveryCommands;
+    const byTime = this.snapshotEveryMs > 0 && ts - this.lastSnapshotTs >= this.snapshotEveryMs;
+    if (byCount || byTime) this.captureSnapshot(ts);
+  }
+
+  /** Captures synchronously (between two commands, so consistent); the write waits for the journal. */
+  private captureSnapshot(ts: number, done?: (err?: Error) => void): void {
+    const t0 = performance.now();
+    let snapshot: SerializedSnapshot;
+    try {
+      snapshot = serializeSnapshot(this.engine.snapshot(), ts);
+    } catch (err) {
+      this.stats.snapshotFailures++;
+      this.log.error({ err }, 'snapshot capture failed');
+      done?.(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+    this.stats.snapshotCaptureLatency.observe((performance.now() - t0) / 1000);
+    this.stats.snapshotsTaken++;
+    this.lastSnapshotSeq = snapshot.seq;
+    this.lastSnapshotTs = ts;
+    // Only the newest waiting snapshot matters; an older one still waiting is superseded.
+    const dones = this.snapshotWaiting?.done ?? [];
+    if (done) dones.push(done);
+    this.snapshotWaiting = { snapshot, done: dones };
+    if (snapshot.seq > this.durableSeq) this.scheduleFlush();
+    this.trySaveSnapshot();
+  }
+
+  private trySaveSnapshot(): void {
+    const waiting = this.snapshotWaiting;
+    if (!waiting || this.snapshotSaving || !this.snapshots) return;
+    if (waiting.snapshot.seq > this.durableSeq) return;
+    this.snapshotWaiting = undefined;
+    this.snapshotSaving = true;
+    this.snapshots.save(waiting.snapshot).then(
+      () => {
+        this.stats.snapshotsSaved++;
+        this.stats.lastSnapshotSeq = waiting.snapshot.seq;
+        this.log.info({ seq: waiting.snapshot.seq, bytes: waiting.snapshot.json.length }, 'snapshot saved');
+        this.snapshotSaving = false;
+        for (const d of waiting.done) d();
+        this.trySaveSnapshot();
+      },
+      (err: unknown) => {
+        // Not fatal: the journal still has everything; recovery just replays more.
+        this.stats.snapshotFailures++;
+        this.log.error({ err, seq: waiting.snapshot.seq }, 'snapshot save failed');
+        this.snapshotSaving = false;
+        const e = err instanceof Error ? err : new Error(String(err));
+        for (const d of waiting.done) d(e);
+        this.trySaveSnapshot();
+      },
+    );
+  }
+
+  private async idleSnapshots(): Promise<void> {
+    while (this.snapshotSaving || (this.snapshotWaiting && this.snapshotWaiting.snapshot.seq <= this.durableSeq)) {
+      await new Promise((r) => setTimeout(r, 1));
+    }
+  }
+}

@@ -1,0 +1,25 @@
+/** Messages between the verifier pool (main thread) and recover-worker. */
+import type { SignedMessage, SignedType } from './types.js';
+
+/** Digests computed on the main thread: `digests` holds n × 32 bytes, transferred (not copied). */
+export interface DigestBatch {
+  id: number;
+  kind: 'digests';
+  digests: Uint8Array;
+  signatures: string[];
+}
+
+/** Typed-data items; the worker computes the digests itself (measured alternative, see verifier.ts). */
+export interface TypedBatch {
+  id: number;
+  kind: 'typed';
+  items: Array<{ type: SignedType; chainId: string; message: SignedMessage; signature: string }>;
+}
+
+export type WorkerRequest = DigestBatch | TypedBatch;
+
+/** One entry per item: the address, null (bad signature) or an error message (unencodable message). */
+export interface WorkerResponse {
+  id: number;
+  results: Array<string | null | { error: string; field: string }>;
+}

@@ -1,0 +1,58 @@
+/**
+ * Opens the read store: connects, migrates, and hands out the projector and the queries.
+ *
+ * SQLite (default, embedded): one better-sqlite3 connection in WAL mode with synchronous=NORMAL — the read
+ * models can always be rebuilt from the journal, so the last few commits need not survive a power cut.
+ * Integers are read as bigint (safeIntegers) so money above 2^53 stays exact; codec.ts narrows them.
+ * PostgreSQL: a pg Pool; int8 arrives as strings and is narrowed the same way.
+ */
+import Database from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { migrateToLatest } from './migrations.js';
+import { Projector } from './projector.js';
+import { StoreQueries } from './queries.js';
+import type { StoreDatabase } from './schema.js';
+import type { StoreConfig, StoreDialectKind } from './types.js';
+
+export interface ReadStore {
+  readonly kind: StoreDialectKind;
+  readonly projector: Projector;
+  readonly queries: StoreQueries;
+  /** The underlying Kysely instance (maintenance, tests). */
+  readonly db: Kysely<StoreDatabase>;
+  close(): Promise<void>;
+}
+
+function sqliteDialect(file: string): SqliteDialect {
+  const sqlite = new Database(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('temp_store = MEMORY');
+  // Upserts touch several indexes per row; a bigger page cache keeps their hot pages in memory.
+  sqlite.pragma('cache_size = -65536');
+  sqlite.defaultSafeIntegers(true);
+  return new SqliteDialect({ database: sqlite });
+}
+
+function postgresDialect(connectionString: string, poolSize = 10): PostgresDialect {
+  return new PostgresDialect({ pool: new pg.Pool({ connectionString, max: poolSize }) });
+}
+
+export async function openReadStore(config: StoreConfig): Promise<ReadStore> {
+  const dialect = config.kind === 'sqlite' ? sqliteDialect(config.file) : postgresDialect(config.connectionString, config.poolSize);
+  const db = new Kysely<StoreDatabase>({ dialect });
+  try {
+    await migrateToLatest(db, config.kind);
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  return {
+    kind: config.kind,
+    db,
+    projector: new Projector(db, config.kind),
+    queries: new StoreQueries(db),
+    close: () => db.destroy(),
+  };
+}

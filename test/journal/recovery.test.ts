@@ -1,0 +1,119 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { writeFileSync, readdirSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { openSqliteJournal } from '../../src/journal/sqlite-journal.js';
+import { FileSnapshotStore } from '../../src/journal/file-snapshots.js';
+import { serializeSnapshot } from '../../src/journal/ports.js';
+import { Sequencer } from '../../src/sequencer/sequencer.js';
+import { recover, verifyJournal, type ReplayProgress } from '../../src/sequencer/recovery.js';
+import { createFakeEngine, restoreFakeEngine } from './fake-engine.js';
+import { deposit, silentLogger, tempDir } from './helpers.js';
+
+const engines = { createEngine: createFakeEngine, restoreEngine: restoreFakeEngine };
+
+test('snapshot + tail replay equals a full replay from zero', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const journal = await openSqliteJournal({ file: join(dir, 'journal.db') });
+    const snapshots = new FileSnapshotStore({ dir: join(dir, 'snapshots'), keep: 2, logger: silentLogger });
+    let now = 1_000;
+    const seq = new Sequencer({
+      engine: createFakeEngine(), journal, snapshots, snapshotEveryCommands: 300, snapshotOnStop: false,
+      clock: () => now++, logger: silentLogger,
+    });
+    const ps = [];
+    for (let i = 0; i < 1000; i++) {
+      ps.push(seq.submit(deposit(i % 900))); // some duplicates → refusals in the journal
+      if (i % 97 === 0) await new Promise((r) => setImmediate(r));
+    }
+    await Promise.all(ps);
+    await seq.stop();
+    const live = seq.engine.stateHash();
+    await journal.close();
+
+    const reopened = await openSqliteJournal({ file: join(dir, 'journal.db') });
+    const progress: ReplayProgress[] = [];
+    const recovered = await recover({ journal: reopened, snapshots, ...engines, onProgress: (p) => progress.push(p), progressEvery: 50 });
+    assert.equal(recovered.seq, 1000);
+    assert.equal(recovered.stateHash(), live);
+    const fromSnapshot = progress[0].seq;
+    assert.ok(fromSnapshot >= 600 && fromSnapshot < 1000, `recovered from snapshot at ${fromSnapshot}`);
+    assert.equal(progress[progress.length - 1].replayed, 1000 - fromSnapshot);
+
+    const verdict = await verifyJournal({ journal: reopened, createEngine: createFakeEngine, expected: { seq: 1000, stateHash: live } });
+    assert.deepEqual({ ok: verdict.ok, seq: verdict.seq }, { ok: true, seq: 1000 });
+    assert.equal(verdict.replayedHash, live);
+    await reopened.close();
+  } finally {
+    cleanup();
+  }
+});
+
+test('verifyJournal reports a mismatch', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const journal = await openSqliteJournal({ file: join(dir, 'journal.db') });
+    const seq = new Sequencer({ engine: createFakeEngine(), journal, logger: silentLogger });
+    await Promise.all([seq.submit(deposit(1)), seq.submit(deposit(2))]);
+    const verdict = await verifyJournal({ journal, createEngine: createFakeEngine, expected: { seq: 2, stateHash: 'nope' } });
+    assert.equal(verdict.ok, false);
+    assert.equal(verdict.replayedHash, seq.engine.stateHash());
+    await journal.close();
+  } finally {
+    cleanup();
+  }
+});
+
+test('snapshot store keeps the last N and falls back past a damaged newest file', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const store = new FileSnapshotStore({ dir, keep: 3, logger: silentLogger });
+    assert.equal(await store.latest(), undefined);
+    const engine = createFakeEngine();
+    for (let i = 1; i <= 6; i++) {
+      engine.apply({ kind: 'funds.deposit', ts: i, userId: 1, amount: '1', transferId: `t${i}` });
+      await store.save(serializeSnapshot(engine.snapshot(), i));
+    }
+    assert.deepEqual((await store.list()).map((s) => s.seq), [4, 5, 6]);
+    assert.equal((await store.latest())?.seq, 6);
+    assert.deepEqual(readdirSync(dir).filter((n) => n.endsWith('.tmp')), []);
+
+    writeFileSync(join(dir, 'snapshot-0000000000000006.json'), '{"version":1,"seq":6,"sta'); // torn / damaged
+    writeFileSync(join(dir, 'snapshot-0000000000000007.json.tmp'), 'garbage'); // crash mid-write
+    assert.equal((await store.latest())?.seq, 5);
+    await store.close();
+  } finally {
+    cleanup();
+  }
+});
+
+test('recovery refuses a snapshot ahead of the journal and a journal with a gap', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const journal = await openSqliteJournal({ file: join(dir, 'journal.db') });
+    const store = new FileSnapshotStore({ dir: join(dir, 'snap'), logger: silentLogger });
+    const engine = createFakeEngine();
+    for (let i = 1; i <= 3; i++) {
+      const c = { kind: 'funds.deposit' as const, ts: i, userId: 1, amount: '1', transferId: `t${i}` };
+      engine.apply(c);
+      journal.append(i, c);
+    }
+    await journal.flush();
+    await store.save(serializeSnapshot({ ...engine.snapshot(), seq: 9 }, 9));
+    await assert.rejects(recover({ journal, snapshots: store, ...engines }), /ahead of the journal/);
+    await journal.close();
+
+    const raw = new Database(join(dir, 'journal.db'));
+    raw.prepare('INSERT INTO commands (seq, ts, body) VALUES (5, 5, ?)').run(
+      JSON.stringify({ kind: 'matcher.state', ts: 5, state: 'active' }),
+    );
+    raw.close();
+    const gappy = await openSqliteJournal({ file: join(dir, 'journal.db') });
+    await assert.rejects(recover({ journal: gappy, ...engines }), /journal gap: engine at seq 3, next entry is 5/);
+    await gappy.close();
+  } finally {
+    cleanup();
+  }
+});

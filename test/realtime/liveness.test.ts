@@ -1,0 +1,72 @@
+// Server pings, pong timeout, slow consumers.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { PublicationContext } from 'centrifuge';
+import { PUBLIC, RawClient, client, connected, sleep, startServer, subscribed, waitFor } from './helpers.js';
+
+test('server pings: a ponging client stays, a silent one is dropped with 3012', async () => {
+  const { rt, url } = await startServer({ pingIntervalMs: 100, pongTimeoutMs: 80 });
+  const c = client(url);
+  let connects = 0;
+  c.on('connected', () => connects++);
+  c.connect();
+  await connected(c);
+  const ponger = new RawClient(url, { autoPong: true });
+  const silent = new RawClient(url);
+  await silent.closed;
+  assert.equal(silent.closeCode, 3012);
+  assert.equal(silent.closeReason, 'no pong');
+  await sleep(300);
+  assert.ok(ponger.messages.filter((m) => Object.keys(m).length === 0).length >= 3, 'pings received');
+  assert.equal(ponger.ws.readyState, ponger.ws.OPEN);
+  assert.equal(c.state, 'connected');
+  assert.equal(connects, 1);
+  ponger.ws.close();
+  c.disconnect();
+  await rt.close();
+});
+
+test('no connect command in time → 3502 stale', async () => {
+  const { rt, url } = await startServer({ connectTimeoutMs: 100 });
+  const raw = new RawClient(url, { connect: false });
+  await raw.closed;
+  assert.equal(raw.closeCode, 3502);
+  await rt.close();
+});
+
+test('slow consumer is disconnected (3008), a normal client keeps receiving', async () => {
+  const { rt, url } = await startServer({ maxQueueBytes: 1024 * 1024, slowTerminateMs: 100 });
+  const c = client(url);
+  c.connect();
+  const sub = c.newSubscription(PUBLIC);
+  let received = 0;
+  let ordered = true;
+  sub.on('publication', (ctx: PublicationContext) => {
+    const d = ctx.data as { i: number };
+    if (d.i !== received) ordered = false;
+    received++;
+  });
+  sub.subscribe();
+  await subscribed(sub);
+
+  const slow = new RawClient(url);
+  await waitFor(() => slow.reply(1) !== undefined);
+  slow.send({ id: 2, subscribe: { channel: PUBLIC } });
+  await waitFor(() => slow.reply(2) !== undefined);
+  // Stop reading: the kernel buffers fill, then the server's queue.
+  (slow.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+
+  const pad = 'x'.repeat(32 * 1024);
+  const N = 600; // ~20 MB, beyond loopback socket buffers
+  for (let i = 0; i < N; i++) {
+    await rt.publish(PUBLIC, { i, pad });
+    if (i % 4 === 3) await sleep(1);
+  }
+  await waitFor(() => received === N, 10_000, 'normal client receives all');
+  assert.ok(ordered);
+  assert.equal(rt.stats.slowDisconnects, 1);
+  await waitFor(() => rt.stats.connections === 1, 3000, 'slow connection gone');
+  assert.equal(c.state, 'connected');
+  c.disconnect();
+  await rt.close();
+});

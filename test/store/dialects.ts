@@ -1,0 +1,77 @@
+/**
+ * The two databases every store test runs on. SQLite: a temp file. PostgreSQL: a fresh database with a
+ * unique name per call (parallel runs never clash), dropped on close. PG admin URL from STORE_TEST_PG_URL,
+ * default postgres://postgres@127.0.0.1:5432/postgres; when PG is unreachable, PG cases are skipped.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { openReadStore, type ReadStore } from '../../src/store/index.js';
+
+export const PG_ADMIN_URL = process.env.STORE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface TestStore {
+  store: ReadStore;
+  /** Opens a second store on the same database (reopen / migration idempotence). */
+  reopen(): Promise<ReadStore>;
+  dispose(): Promise<void>;
+}
+
+export async function openSqliteTestStore(): Promise<TestStore> {
+  const dir = mkdtempSync(join(tmpdir(), 'store-test-'));
+  const file = join(dir, 'read.db');
+  const store = await openReadStore({ kind: 'sqlite', file });
+  return {
+    store,
+    reopen: () => openReadStore({ kind: 'sqlite', file }),
+    async dispose() {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+let pgAvailable: Promise<boolean> | undefined;
+export function postgresAvailable(): Promise<boolean> {
+  pgAvailable ??= admin(async (c) => (await c.query('select 1'), true)).catch(() => false);
+  return pgAvailable;
+}
+
+export async function openPostgresTestStore(): Promise<TestStore> {
+  const name = `store_test_${process.pid}_${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6)}`;
+  await admin((c) => c.query(`create database ${name}`));
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  const connectionString = url.toString();
+  const store = await openReadStore({ kind: 'postgres', connectionString });
+  const extra: ReadStore[] = [];
+  return {
+    store,
+    async reopen() {
+      const s = await openReadStore({ kind: 'postgres', connectionString });
+      extra.push(s);
+      return s;
+    },
+    async dispose() {
+      await store.close();
+      for (const s of extra) await s.close().catch(() => undefined);
+      await admin((c) => c.query(`drop database if exists ${name} with (force)`));
+    },
+  };
+}
+
+export const DIALECTS = [
+  { name: 'sqlite', open: openSqliteTestStore, available: async () => true },
+  { name: 'postgres', open: openPostgresTestStore, available: postgresAvailable },
+] as const;
