@@ -74,6 +74,10 @@ export type Command =
   /** Market order that only reduces the position; quantity 0 = the whole position. */
   | { kind: 'position.close'; ts: number; userId: number; instrument: string; id: string; quantity: number; leverage: number }
   /** Index/mark price update (price ticks are commands so replay reproduces triggers). */
-  | { kind: 'price.tick'; ts: number; instrument: string; indexPrice: number; markPrice?: number };
+  | { kind: 'price.tick'; ts: number; instrument: string; indexPrice: number; markPrice?: number }
+  /** TpSl for a position (orderId null) or waiting on an order of the user (waitOrder until it fills). */
+  | { kind: 'tpsl.create'; ts: number; userId: number; instrument: string; type: TpSlType; side: Side; quantity: number; price: number; orderId: string | null }
+  | { kind: 'tpsl.modify'; ts: number; userId: number; instrument: string; id: string; type: TpSlType; side: Side; quantity: number; price: number }
+  | { kind: 'tpsl.cancel'; ts: number; userId: number; instrument: string; id: string };
 
 export type CommandKind = Command['kind'];

@@ -208,7 +208,7 @@ export interface BatchItemResult {
 }
 
 export type Reply =
-  | { ok: true; order?: OrderView; orders?: OrderView[]; batch?: BatchItemResult[]; position?: PositionView; transfer?: TransferView }
+  | { ok: true; order?: OrderView; orders?: OrderView[]; batch?: BatchItemResult[]; position?: PositionView; transfer?: TransferView; tpsl?: TpSlView }
   | { ok: false; error: CommandError };
 
 export interface CommandResult {

@@ -1,0 +1,302 @@
+/**
+ * Composition root: wires journal + snapshots → recovered engine → sequencer → event bus → (read-model
+ * projector, real-time channels), and the HTTP gateway + websocket on one Fastify server.
+ *
+ * Data directory layout: journal.db (commands), snapshots/ (engine snapshots), read.db (history read
+ * model), auth.db (users, sessions, API keys) and the JWT signing key.
+ */
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import Database from 'better-sqlite3';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { buildAuthServer, buildServer } from '../api/server.js';
+import type { ApiDeps } from '../api/deps.js';
+import { createAuthService } from '../auth/index.js';
+import { DEMO_INSTRUMENTS, DEMO_START_PRICES } from '../domain/instrument.js';
+import { parseUnits } from '../domain/fixed.js';
+import type { ExchangeEngine } from '../engine/api.js';
+import { createEngine, restoreEngine } from '../engine/engine.js';
+import { FileSnapshotStore } from '../journal/file-snapshots.js';
+import type { CommandJournal } from '../journal/ports.js';
+import { openSqliteJournal } from '../journal/sqlite-journal.js';
+import { ExchangeChannels } from '../realtime/channels.js';
+import { createRealtimeServer, DisconnectCode } from '../realtime/index.js';
+import { InProcessEventBroker, type EventBatch } from '../sequencer/event-bus.js';
+import { recover } from '../sequencer/recovery.js';
+import { Sequencer, type CommandInput } from '../sequencer/sequencer.js';
+import { createSignatureVerifier } from '../signing/index.js';
+import { openReadStore, type Projector } from '../store/index.js';
+import type { ExchangeConfig } from './config.js';
+import { readStoreAdapter } from './read-store.js';
+
+export interface RunningExchange {
+  /** REST base URL, e.g. http://127.0.0.1:8080 */
+  url: string;
+  /** Where /auth/* is served (same as url unless AUTH_PORT is set). */
+  authUrl: string;
+  /** Websocket URL (Centrifugo protocol). */
+  wsUrl: string;
+  /** Channel prefix, `{env}:`. */
+  channelPrefix: string;
+  docsUrl: string;
+  dataDir: string;
+  chainId: string;
+  engine: ExchangeEngine;
+  sequencer: Sequencer;
+  /** Graceful stop: HTTP, sequencer (flush + snapshot), real-time, storage. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Called when the sequencer halts (journal failure / engine fault). Default: log; main.ts exits. */
+  onFatal?: (err: Error) => void;
+  logger?: pino.Logger;
+}
+
+const WS_PATH = '/connection/websocket';
+
+function urlOf(app: FastifyInstance, host: string): string {
+  const addr = app.server.address() as AddressInfo;
+  const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `http://${h}:${addr.port}`;
+}
+
+/**
+ * Feeds event batches to the read-model projector in groups (one transaction per group), behind the
+ * sequencer. Batches already projected (seq ≤ last_seq) are skipped by the projector itself.
+ */
+class ProjectorFeed {
+  private buffer: EventBatch[] = [];
+  private running: Promise<void> | undefined;
+
+  constructor(private readonly projector: Projector, private readonly log: pino.Logger) {}
+
+  readonly push = (batch: EventBatch): void => {
+    this.buffer.push(batch);
+    if (!this.running) this.running = this.loop();
+  };
+
+  private async loop(): Promise<void> {
+    while (this.buffer.length > 0) {
+      const batches = this.buffer;
+      this.buffer = [];
+      try {
+        await this.projector.project(batches);
+      } catch (err) {
+        this.log.error({ err, fromSeq: batches[0].seq, toSeq: batches[batches.length - 1].seq }, 'read-model projection failed');
+      }
+    }
+    this.running = undefined;
+  }
+
+  async drain(): Promise<void> {
+    while (this.running) await this.running;
+  }
+}
+
+/** Brings the read model up to the engine: replays the journal from zero and projects what it lacks. */
+async function catchUpReadModel(
+  projector: Projector,
+  journal: CommandJournal,
+  targetSeq: number,
+  log: pino.Logger,
+): Promise<void> {
+  const last = await projector.lastSeq();
+  if (last >= targetSeq) return;
+  log.info({ from: last, to: targetSeq }, 'read model behind the journal; replaying');
+  const engine = createEngine();
+  let chunk: EventBatch[] = [];
+  for await (const entry of journal.read(0)) {
+    if (entry.seq > targetSeq) break;
+    const result = engine.apply(entry.command);
+    if (entry.seq > last) chunk.push({ seq: entry.seq, ts: entry.command.ts, kind: entry.command.kind, events: result.events });
+    if (chunk.length >= 2000) {
+      await projector.project(chunk);
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) await projector.project(chunk);
+  log.info({ seq: targetSeq }, 'read model caught up');
+}
+
+export async function startExchange(config: ExchangeConfig, options: StartOptions = {}): Promise<RunningExchange> {
+  const log = options.logger ?? pino({ name: 'perpx', level: config.logLevel });
+  const dataDir = resolve(config.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const cleanup = async () => {
+    for (const fn of cleanups.reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        log.warn({ err }, 'cleanup step failed');
+      }
+    }
+    cleanups.length = 0;
+  };
+
+  try {
+    // ---- durability + engine ----
+    const journal = await openSqliteJournal({ file: join(dataDir, 'journal.db') });
+    cleanups.push(() => journal.close());
+    const snapshots = new FileSnapshotStore({ dir: join(dataDir, 'snapshots'), logger: log.child({ module: 'snapshots' }) });
+    cleanups.push(() => snapshots.close());
+    const t0 = Date.now();
+    const engine = await recover({
+      journal,
+      snapshots,
+      createEngine,
+      restoreEngine,
+      onProgress: (p) => {
+        if (p.phase === 'replay') log.info({ seq: p.seq, target: p.targetSeq }, 'replaying journal');
+      },
+    });
+    log.info({ seq: engine.seq, ms: Date.now() - t0 }, 'engine recovered');
+
+    // ---- read model ----
+    const store = await openReadStore({ kind: 'sqlite', file: join(dataDir, 'read.db') });
+    cleanups.push(() => store.close());
+    await catchUpReadModel(store.projector, journal, engine.seq, log);
+    const feed = new ProjectorFeed(store.projector, log.child({ module: 'projector' }));
+
+    // ---- auth + signatures ----
+    const authDb = new Database(join(dataDir, 'auth.db'));
+    authDb.pragma('journal_mode = WAL');
+    cleanups.push(() => {
+      authDb.close();
+    });
+    const auth = await createAuthService({
+      db: authDb,
+      dataDir,
+      chainId: config.chainId,
+      accessTokenTtlSec: config.accessTokenTtlSec,
+      refreshTokenTtlSec: config.refreshTokenTtlSec,
+    });
+    const verifier = createSignatureVerifier({ threads: config.signatureThreads });
+    cleanups.push(() => verifier.close());
+
+    // ---- sequencer + bus ----
+    const bus = new InProcessEventBroker({ logger: log.child({ module: 'event-bus' }) });
+    const sequencer = new Sequencer({
+      engine,
+      journal,
+      snapshots,
+      bus,
+      snapshotEveryCommands: config.snapshotEveryCommands,
+      snapshotEveryMs: config.snapshotEveryMs,
+      logger: log.child({ module: 'sequencer' }),
+      onFatal: (err) => {
+        log.fatal({ err }, 'sequencer halted; the process must restart and recover from the journal');
+        options.onFatal?.(err);
+      },
+    });
+    cleanups.push(() => sequencer.stop());
+    bus.subscribe('read-model', feed.push);
+    cleanups.push(() => feed.drain());
+    const submit = (cmd: CommandInput) => sequencer.submit(cmd);
+
+    // ---- HTTP ----
+    const deps: ApiDeps = {
+      engine,
+      submit,
+      auth,
+      verifier,
+      chainId: config.chainId,
+      readStore: readStoreAdapter(store.queries),
+      clock: Date.now,
+      config: { faucetAmount: config.faucetAmount },
+    };
+    const fastifyLogger = config.logLevel === 'silent' ? false : { level: config.logLevel === 'info' ? 'warn' : config.logLevel };
+    const separateAuth = config.authPort !== undefined;
+    const app = await buildServer(deps, { logger: fastifyLogger, includeAuthRoutes: !separateAuth });
+    const authApp = separateAuth ? await buildAuthServer(deps, { logger: fastifyLogger, docs: false }) : undefined;
+
+    // ---- real-time ----
+    let publish: (channel: string, data: unknown) => unknown = () => undefined;
+    const channels = new ExchangeChannels({
+      env: config.channelEnv,
+      engine,
+      publish: (ch, data) => publish(ch, data),
+      auth,
+      bookIntervalMs: config.bookPublishIntervalMs,
+      heartbeatMs: config.heartbeatMs,
+      onError: (err, channel) => log.warn({ err, channel }, 'real-time publish failed'),
+    });
+    const rt = createRealtimeServer({
+      server: app.server,
+      path: WS_PATH,
+      authorize: channels.authorize,
+      historyFor: channels.historyFor,
+      logger: log.child({ module: 'realtime' }),
+    });
+    publish = (ch, data) => rt.publish(ch, data);
+    bus.subscribe('realtime', channels.onBatch);
+    channels.start();
+
+    // ---- demo seed ----
+    if (config.seedDemo && engine.instrumentConfigs().length === 0) {
+      for (const inst of DEMO_INSTRUMENTS) {
+        const r = await submit({ kind: 'instrument.upsert', config: inst });
+        if (!r.reply.ok) log.warn({ instrument: inst.id, error: r.reply.error }, 'demo instrument refused');
+      }
+      for (const inst of DEMO_INSTRUMENTS) {
+        const price = DEMO_START_PRICES[inst.id];
+        if (!price) continue;
+        const r = await submit({ kind: 'price.tick', instrument: inst.id, indexPrice: parseUnits(price) });
+        if (!r.reply.ok) log.warn({ instrument: inst.id, error: r.reply.error }, 'demo start price refused');
+      }
+      log.info({ instruments: DEMO_INSTRUMENTS.map((i) => i.id) }, 'seeded demo instruments');
+    }
+
+    await app.listen({ port: config.port, host: config.host });
+    if (authApp) await authApp.listen({ port: config.authPort ?? 0, host: config.host });
+    const url = urlOf(app, config.host);
+    const authUrl = authApp ? urlOf(authApp, config.host) : url;
+
+    let closing: Promise<void> | undefined;
+    const close = (): Promise<void> => {
+      closing ??= (async () => {
+        log.info('shutting down');
+        // 1. No new requests (in-flight ones finish; websockets stay until step 3).
+        const httpClosed = Promise.all([app.close(), authApp?.close()]);
+        // 2. Final flush + snapshot; every accepted command becomes durable and is published.
+        await sequencer.stop();
+        await bus.drain();
+        await feed.drain();
+        // 3. Real-time: last order books out, then disconnect clients with a reconnect code.
+        channels.stop();
+        await rt.close(`shutdown (${DisconnectCode.shutdown})`);
+        await httpClosed;
+        // 4. Storage.
+        cleanups.length = 0;
+        await verifier.close();
+        await snapshots.close();
+        await journal.close();
+        await store.close();
+        authDb.close();
+        log.info('stopped');
+      })();
+      return closing;
+    };
+    cleanups.length = 0;
+
+    const wsBase = url.replace(/^http/, 'ws');
+    return {
+      url,
+      authUrl,
+      wsUrl: `${wsBase}${WS_PATH}`,
+      channelPrefix: `${config.channelEnv}:`,
+      docsUrl: `${url}/docs`,
+      dataDir,
+      chainId: config.chainId,
+      engine,
+      sequencer,
+      close,
+    };
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+}

@@ -1,0 +1,63 @@
+/** `npm start`: load configuration from the environment, start the exchange, stop gracefully on signals. */
+import pino from 'pino';
+import { ConfigError, loadConfig } from './config.js';
+import { startExchange } from './exchange.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`configuration error: ${err.message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const log = pino({ name: 'perpx', level: config.logLevel });
+  let stopping = false;
+  const exchange = await startExchange(config, {
+    logger: log,
+    onFatal: () => {
+      // The in-memory engine may be ahead of the journal: exit and let the next start recover from disk.
+      void exchange.close().finally(() => process.exit(1));
+    },
+  });
+
+  const lines = [
+    `perpx exchange running`,
+    `  REST API     ${exchange.url}/api  (e.g. ${exchange.url}/api/market/instrument)`,
+    `  Auth         ${exchange.authUrl}/auth`,
+    `  WebSocket    ${exchange.wsUrl}  channels "${exchange.channelPrefix}<name>"`,
+    `  Chain id     ${exchange.chainId}`,
+    `  API docs     ${exchange.docsUrl}  (OpenAPI: ${exchange.url}/openapi.json)`,
+    `  Data dir     ${exchange.dataDir}`,
+    `  Engine seq   ${exchange.engine.seq}, instruments: ${exchange.engine.instrumentConfigs().map((i) => i.id).join(', ') || '(none)'}`,
+  ];
+  console.log(lines.join('\n'));
+
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'signal received');
+    const force = setTimeout(() => {
+      log.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, 30_000);
+    force.unref();
+    exchange.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  console.error('failed to start:', err);
+  process.exit(1);
+});

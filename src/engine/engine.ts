@@ -1,0 +1,1394 @@
+/**
+ * The exchange engine: one deterministic state machine. `apply(command)` validates, changes in-memory state
+ * (books, accounts, positions, TpSl) and returns a reply plus the events it caused. No I/O, no wall clock,
+ * no randomness: time and ids arrive with the command, so replaying the journal rebuilds the same state.
+ *
+ * Rules worth knowing (README "Engine rules" has the full list):
+ * - Refusals that change nothing (bad input, unknown instrument/order, duplicate id) are `{ok:false}`
+ *   replies. Orders that pass validation but break a trading rule (halt, margin, post-only, leverage cap)
+ *   are recorded as REJECTED with a `rejectedReason` (their id is used).
+ * - Stop-limit orders and TpSl trigger on the MARK price, at price ticks.
+ * - Market orders spend `cashQuantity` of notional (USDT) and never fill beyond mark × (1 ± slippageLimit).
+ * - IOC/FOK remainders and DAY orders at the next UTC midnight end as EXPIRED.
+ */
+import { createHash } from 'node:crypto';
+import {
+  applyRateCeil, MAX_UNITS, mulDivHalfUp, notional, SCALE_N, type Money, type Units,
+} from '../domain/fixed.js';
+import { SIDES, TPSL_TYPES, type OrderGroup, type Side, type TimeInForce, type TradingState } from '../domain/enums.js';
+import type { InstrumentConfig } from '../domain/instrument.js';
+import { canonicalOrderKey, dayNumber, isOrderIdV2, ORDER_ID_EPOCH_MS, systemOrderId } from '../domain/order-id.js';
+import { instrumentLock, newAccount, openVolumeOf, unrealizedPnL, type Account, type Position } from './account.js';
+import type { EngineSnapshot, ExchangeEngine } from './api.js';
+import type { Command, PlaceOrderInput, ReplaceInput, TpSlInput } from './commands.js';
+import { findInvariantViolation } from './invariants.js';
+import { compileInstrument, isMultiple, maintenanceMargin, notionalCap, type InstrumentRules } from './instrument-rules.js';
+import { Market } from './market.js';
+import { OrderState } from './order.js';
+import { applyFill, signedCost } from './position-math.js';
+import type {
+  AvailableBalanceView, BatchItemResult, CommandError, CommandResult, DepthView, EngineEvent, FundingChangeView,
+  InstrumentStateView, MatcherView, OrderView, PositionView, Reply, TpSlView, TransferView,
+} from './records.js';
+import { restoreState, serializeState } from './snapshot.js';
+import type { EngineState, TransferState } from './state.js';
+import { isLiveTpSl, tpslFires, tpslView, type TpSlState } from './tpsl.js';
+
+const DAY_MS = 86_400_000;
+const COIN = 'usdt';
+export const MAX_BATCH_CREATE = 20;
+export const MAX_BATCH_REPLACE = 50;
+
+
+function fail(status: CommandError['status'], code: string, message: string): Reply {
+  return { ok: false, error: { status, code, message } };
+}
+
+function isPositiveUnits(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v > 0 && v <= MAX_UNITS;
+}
+
+/** Deterministic UUID-shaped id: `kind` (8 hex) + counter. */
+function sequenceUuid(kind: string, n: number): string {
+  const hex = n.toString(16).padStart(12, '0');
+  return `${kind}-0000-4000-8000-${hex}`;
+}
+
+export class Engine implements ExchangeEngine {
+  /** Everything that is state lives in `s` (snapshot/hash); the rest is per-command scratch or derived. */
+  readonly s: EngineState;
+  /** DAY orders in expiry order (derived from live orders). */
+  private dayOrders: OrderState[] = [];
+
+  // ---- per-command scratch ----
+  private ts = 0;
+  private events: EngineEvent[] = [];
+  private readonly touchedOrders = new Set<OrderState>();
+  private readonly touchedPositions = new Map<Position, Account>();
+  private readonly touchedBooks = new Set<Market>();
+  private readonly touchedMarkets = new Set<Market>();
+  private readonly touchedTpsl = new Set<TpSlState>();
+
+  constructor(state?: EngineState) {
+    this.s = state ?? {
+      seq: 0,
+      matcher: { state: 'active', updatedAt: 0 },
+      markets: new Map(),
+      accounts: new Map(),
+      tpsls: new Map(),
+      transfers: new Map(),
+      transferIds: new Set(),
+      totals: { deposits: 0n, withdrawals: 0n, fees: 0n, reserveFund: 0n },
+      counters: { execution: 0, position: 0, tpsl: 0, systemOrder: 0 },
+      prunedDay: 0,
+    };
+    for (const acc of this.s.accounts.values()) {
+      for (const o of acc.orders.values()) if (o.expiresAt > 0) this.dayOrders.push(o);
+    }
+    this.dayOrders.sort((a, b) => a.expiresAt - b.expiresAt || a.placedSeq - b.placedSeq);
+  }
+
+  get seq(): number {
+    return this.s.seq;
+  }
+
+  // =====================================================================================================
+  // Command dispatch
+  // =====================================================================================================
+
+  apply(cmd: Command): CommandResult {
+    this.s.seq++;
+    this.ts = cmd.ts;
+    this.events = [];
+    this.expireDayOrders();
+    this.pruneUsedIds();
+    let reply: Reply;
+    switch (cmd.kind) {
+      case 'instrument.upsert': reply = this.upsertInstrument(cmd.config); break;
+      case 'instrument.trading': reply = this.setTrading(cmd.instrument, cmd.trading); break;
+      case 'matcher.state': reply = this.setMatcher(cmd.state); break;
+      case 'funds.deposit': reply = this.deposit(cmd.userId, cmd.amount, cmd.transferId); break;
+      case 'funds.withdraw': reply = this.withdraw(cmd.userId, cmd.amount, cmd.transferId); break;
+      case 'funds.withdraw.settle': reply = this.settleWithdrawal(cmd.transferId, cmd.success); break;
+      case 'order.place': reply = this.placeCommand(cmd.userId, cmd.order); break;
+      case 'order.placeBatch': reply = this.placeBatch(cmd.userId, cmd.instrument, cmd.orders); break;
+      case 'order.replace': reply = this.replaceCommand(cmd.userId, cmd.replace); break;
+      case 'order.replaceBatch': reply = this.replaceBatch(cmd.userId, cmd.instrument, cmd.items); break;
+      case 'order.cancel': reply = this.cancelCommand(cmd.userId, cmd.orderId); break;
+      case 'order.cancelAll': reply = this.cancelAll(cmd.userId, cmd.instrument); break;
+      case 'order.cancelMany': reply = this.cancelMany(cmd.userId, cmd.orderIds); break;
+      case 'position.leverage': reply = this.changeLeverage(cmd.userId, cmd.instrument, cmd.leverage); break;
+      case 'position.close': reply = this.closePosition(cmd.userId, cmd.instrument, cmd.id, cmd.quantity, cmd.leverage); break;
+      case 'price.tick': reply = this.priceTick(cmd.instrument, cmd.indexPrice, cmd.markPrice); break;
+      case 'tpsl.create': reply = this.createTpSl(cmd.userId, cmd.instrument, cmd.type, cmd.side, cmd.quantity, cmd.price, cmd.orderId); break;
+      case 'tpsl.modify': reply = this.modifyTpSl(cmd.userId, cmd.instrument, cmd.id, cmd.type, cmd.side, cmd.quantity, cmd.price); break;
+      case 'tpsl.cancel': reply = this.cancelTpSl(cmd.userId, cmd.instrument, cmd.id); break;
+      default: reply = fail(400, 'UNKNOWN_COMMAND', `Unknown command ${(cmd as { kind: string }).kind}`);
+    }
+    this.flushTouched();
+    return { reply, events: this.events };
+  }
+
+  // =====================================================================================================
+  // Time-driven housekeeping
+  // =====================================================================================================
+
+  /** DAY orders expire at the first command at or after the UTC midnight following their creation. */
+  private expireDayOrders(): void {
+    const list = this.dayOrders;
+    if (list.length === 0 || list[0].expiresAt > this.ts) return;
+    let i = 0;
+    while (i < list.length && list[i].expiresAt <= this.ts) {
+      const o = list[i++];
+      if (o.isLive) this.finishOrder(o, 'EXPIRED', 'Day order expired');
+    }
+    list.splice(0, i);
+  }
+
+  /** Used order ids older than the id window can never be used again (the window refuses them): forget them. */
+  private pruneUsedIds(): void {
+    const today = dayNumber(this.ts);
+    if (today <= this.s.prunedDay) return;
+    this.s.prunedDay = today;
+    for (const acc of this.s.accounts.values()) {
+      for (const [key, day] of acc.usedIds) {
+        if (day < today - 1 && !acc.orders.has(key)) acc.usedIds.delete(key);
+      }
+    }
+  }
+
+  // =====================================================================================================
+  // Touch helpers: entities changed in this command; their final state is emitted once, in flushTouched.
+  // Comparison fields (updatedAt, t) strictly increase per entity, as clients require.
+  // =====================================================================================================
+
+  private nextTime(prev: number): number {
+    return this.ts > prev ? this.ts : prev + 1;
+  }
+
+  private touchOrder(o: OrderState): void {
+    if (this.touchedOrders.has(o)) return;
+    o.updatedAt = this.nextTime(o.updatedAt);
+    this.touchedOrders.add(o);
+  }
+
+  private touchPosition(acc: Account, pos: Position): void {
+    if (this.touchedPositions.has(pos)) return;
+    pos.updatedAt = this.nextTime(pos.updatedAt);
+    this.touchedPositions.set(pos, acc);
+  }
+
+  private touchBook(m: Market): void {
+    if (this.touchedBooks.has(m)) return;
+    m.bookT = this.nextTime(m.bookT);
+    this.touchedBooks.add(m);
+  }
+
+  private touchMarket(m: Market): void {
+    if (this.touchedMarkets.has(m)) return;
+    m.updatedAt = this.nextTime(m.updatedAt);
+    this.touchedMarkets.add(m);
+  }
+
+  private touchTpSl(t: TpSlState): void {
+    if (this.touchedTpsl.has(t)) return;
+    t.updatedAt = this.nextTime(t.updatedAt);
+    this.touchedTpsl.add(t);
+  }
+
+  private flushTouched(): void {
+    const ev = this.events;
+    for (const o of this.touchedOrders) ev.push({ type: 'order', order: o.view() });
+    this.touchedOrders.clear();
+    for (const t of this.touchedTpsl) ev.push({ type: 'tpsl', tpsl: tpslView(t) });
+    this.touchedTpsl.clear();
+    for (const [pos, acc] of this.touchedPositions) {
+      ev.push({ type: 'position', position: this.positionView(acc, pos) });
+      // A closed position is reported once (quantity 0), then forgotten; the next fill opens a new one.
+      if (pos.qty === 0 && acc.positions.get(pos.instrument) === pos) acc.positions.delete(pos.instrument);
+    }
+    this.touchedPositions.clear();
+    for (const m of this.touchedBooks) ev.push({ type: 'book', instrument: m.id, t: m.bookT });
+    this.touchedBooks.clear();
+    for (const m of this.touchedMarkets) ev.push({ type: 'instrument', instrument: m.stateView() });
+    this.touchedMarkets.clear();
+  }
+
+  private fundingChange(acc: Account, quantity: Money, reason: FundingChangeView['reason']): void {
+    if (quantity === 0n) return;
+    acc.updatedAt = this.nextTime(acc.updatedAt);
+    this.events.push({ type: 'funding', funding: { userId: acc.userId, coin: COIN, quantity, balance: acc.balance, reason, updatedAt: acc.updatedAt } });
+  }
+
+  // =====================================================================================================
+  // Instruments and matcher
+  // =====================================================================================================
+
+  private upsertInstrument(config: InstrumentConfig): Reply {
+    let rules: InstrumentRules;
+    try {
+      if (!config || typeof config.id !== 'string' || !/^[A-Z0-9_-]{2,32}$/.test(config.id)) throw new Error('invalid instrument id');
+      rules = compileInstrument(config);
+      if (rules.priceIncrement <= 0 || rules.quantityIncrement <= 0) throw new Error('increments must be positive');
+      if (!Number.isInteger(rules.maxLeverage) || rules.maxLeverage < 1 || rules.maxLeverage > 300) throw new Error('maxLeverage must be 1..300');
+      if (rules.minQuantity <= 0 || rules.maxQuantity < rules.minQuantity) throw new Error('quantity bounds');
+      if (rules.minPrice <= 0 || rules.maxPrice < rules.minPrice) throw new Error('price bounds');
+    } catch (e) {
+      return fail(400, 'INVALID_INSTRUMENT', `Invalid instrument configuration: ${(e as Error).message}`);
+    }
+    const existing = this.s.markets.get(config.id);
+    if (existing) {
+      existing.rules = rules;
+      existing.trading = config.trading;
+      this.touchMarket(existing);
+    } else {
+      const m = new Market(rules, this.ts);
+      this.s.markets.set(config.id, m);
+      this.touchedMarkets.add(m);
+    }
+    return { ok: true };
+  }
+
+  private setTrading(instrument: string, trading: TradingState): Reply {
+    const m = this.s.markets.get(instrument);
+    if (!m) return fail(404, 'INSTRUMENT_NOT_FOUND', `Unknown instrument ${instrument}`);
+    if (!['all', 'restricted', 'none', 'onlyClose'].includes(trading)) return fail(400, 'INVALID_TRADING_STATE', `Invalid trading state ${trading}`);
+    m.trading = trading;
+    m.rules = { ...m.rules, config: { ...m.rules.config, trading } };
+    this.touchMarket(m);
+    return { ok: true };
+  }
+
+  private setMatcher(state: string): Reply {
+    if (typeof state !== 'string' || state.length === 0 || state.length > 64) return fail(400, 'INVALID_MATCHER_STATE', 'Invalid matcher state');
+    this.s.matcher = { state, updatedAt: this.nextTime(this.s.matcher.updatedAt) };
+    this.events.push({ type: 'matcher', matcher: { ...this.s.matcher } });
+    return { ok: true };
+  }
+
+  // =====================================================================================================
+  // Funds
+  // =====================================================================================================
+
+  private accountOf(userId: number): Account {
+    let acc = this.s.accounts.get(userId);
+    if (acc === undefined) {
+      acc = newAccount(userId);
+      this.s.accounts.set(userId, acc);
+    }
+    return acc;
+  }
+
+  private static parseAmount(amount: string): Money | null {
+    if (typeof amount !== 'string' || !/^[0-9]{1,30}$/.test(amount)) return null;
+    const v = BigInt(amount);
+    return v > 0n ? v : null;
+  }
+
+  private static validUser(userId: number): boolean {
+    return Number.isSafeInteger(userId) && userId > 0;
+  }
+
+  private deposit(userId: number, amountText: string, transferId: string): Reply {
+    const amount = Engine.parseAmount(amountText);
+    if (!Engine.validUser(userId)) return fail(400, 'INVALID_USER', 'Invalid user');
+    if (amount === null) return fail(400, 'INVALID_AMOUNT', 'Amount must be a positive integer count of 1e-8');
+    if (typeof transferId !== 'string' || transferId.length === 0 || this.s.transferIds.has(transferId)) {
+      return fail(409, 'DUPLICATE_TRANSFER', 'Transfer id already used');
+    }
+    const acc = this.accountOf(userId);
+    acc.balance += amount;
+    this.s.totals.deposits += amount;
+    this.s.transferIds.add(transferId);
+    const transfer: TransferView = { id: transferId, userId, type: 'deposit', coin: COIN, amount, fee: 0n, status: 'done', createdAt: this.ts, updatedAt: this.ts };
+    this.events.push({ type: 'transfer', transfer });
+    this.fundingChange(acc, amount, 'deposit');
+    return { ok: true, transfer };
+  }
+
+  private withdraw(userId: number, amountText: string, transferId: string): Reply {
+    const amount = Engine.parseAmount(amountText);
+    if (!Engine.validUser(userId)) return fail(400, 'INVALID_USER', 'Invalid user');
+    if (amount === null) return fail(400, 'INVALID_AMOUNT', 'Amount must be positive');
+    if (typeof transferId !== 'string' || transferId.length === 0 || this.s.transferIds.has(transferId)) {
+      return fail(409, 'DUPLICATE_TRANSFER', 'Transfer id already used');
+    }
+    const acc = this.s.accounts.get(userId);
+    if (!acc || this.available(acc) < amount) return fail(422, 'INSUFFICIENT_BALANCE', 'Insufficient available balance');
+    acc.pendingWithdrawals += amount;
+    this.s.transferIds.add(transferId);
+    const transfer: TransferState = { id: transferId, userId, type: 'withdraw', coin: COIN, amount, fee: 0n, status: 'pending', createdAt: this.ts, updatedAt: this.ts };
+    this.s.transfers.set(transferId, transfer);
+    this.events.push({ type: 'transfer', transfer: { ...transfer } });
+    return { ok: true, transfer: { ...transfer } };
+  }
+
+  private settleWithdrawal(transferId: string, success: boolean): Reply {
+    const t = this.s.transfers.get(transferId);
+    if (!t) return fail(404, 'TRANSFER_NOT_FOUND', 'No pending withdrawal with this id');
+    const acc = this.accountOf(t.userId);
+    acc.pendingWithdrawals -= t.amount;
+    t.status = success ? 'done' : 'error';
+    t.updatedAt = this.nextTime(t.updatedAt);
+    this.s.transfers.delete(transferId);
+    if (success) {
+      acc.balance -= t.amount;
+      this.s.totals.withdrawals += t.amount;
+      this.fundingChange(acc, -t.amount, 'withdraw');
+    }
+    this.events.push({ type: 'transfer', transfer: { ...t } });
+    return { ok: true, transfer: { ...t } };
+  }
+
+  // =====================================================================================================
+  // Margin
+  // =====================================================================================================
+
+  /**
+   * Available balance per the wire contract: balance − pending withdrawals + Σ min(0, uPnL at mark) − Σ lock.
+   * `extra` adds open-order volume (exact, 1e-16 units) on one side of one instrument and may override that
+   * instrument's leverage: used to test an order or a leverage change before accepting it.
+   */
+  private available(acc: Account, extra?: { instrument: string; buyRaw: bigint; sellRaw: bigint; leverage: number }): Money {
+    let total = acc.balance - acc.pendingWithdrawals;
+    if (extra) openVolumeOf(acc, extra.instrument);
+    for (const [instrument, vol] of acc.openVolume) {
+      const pos = acc.positions.get(instrument);
+      const isExtra = extra !== undefined && extra.instrument === instrument;
+      const lev = isExtra ? extra.leverage : acc.leverage.get(instrument) ?? 1;
+      const { lock } = instrumentLock(pos, vol, lev, isExtra ? extra.buyRaw : 0n, isExtra ? extra.sellRaw : 0n);
+      total -= lock;
+      if (pos !== undefined && pos.qty !== 0) {
+        const m = this.s.markets.get(instrument);
+        const u = unrealizedPnL(pos, m ? m.valuationPrice : null);
+        if (u < 0n) total += u;
+      }
+    }
+    return total;
+  }
+
+  private accountView(acc: Account): AvailableBalanceView {
+    const positions: AvailableBalanceView['positions'] = [];
+    const openOrders: AvailableBalanceView['openOrders'] = [];
+    let negative = 0n;
+    let totalLock = 0n;
+    for (const [instrument, vol] of acc.openVolume) {
+      const pos = acc.positions.get(instrument);
+      const lev = acc.leverage.get(instrument) ?? 1;
+      const { im, lock, buyVolume, sellVolume } = instrumentLock(pos, vol, lev);
+      totalLock += lock;
+      const levN = BigInt(lev);
+      if (pos && pos.qty !== 0) {
+        positions.push({ instrument, side: pos.qty > 0 ? 'BUY' : 'SELL', volume: pos.cost, initialMargin: im });
+        const m = this.s.markets.get(instrument);
+        const u = unrealizedPnL(pos, m ? m.valuationPrice : null);
+        if (u < 0n) negative += u;
+      }
+      if (buyVolume > 0n) openOrders.push({ instrument, side: 'BUY', unFilledVolume: buyVolume, unFilledInitialMargin: (buyVolume + levN - 1n) / levN });
+      if (sellVolume > 0n) openOrders.push({ instrument, side: 'SELL', unFilledVolume: sellVolume, unFilledInitialMargin: (sellVolume + levN - 1n) / levN });
+    }
+    const raw = acc.balance - acc.pendingWithdrawals + negative - totalLock;
+    return {
+      userId: acc.userId, balance: acc.balance, pendingWithdrawals: acc.pendingWithdrawals, positions, openOrders,
+      negativeUnrealizedPnL: negative, totalLock, availableBalance: raw > 0n ? raw : 0n, marginCall: acc.marginCall,
+      updatedAt: acc.updatedAt,
+    };
+  }
+
+  // =====================================================================================================
+  // Orders: validation and placement
+  // =====================================================================================================
+
+  /** Static checks of an order input against its instrument. Returns a refusal, or null when valid. */
+  private validateOrder(userId: number, input: PlaceOrderInput, m: Market | undefined): Reply | null {
+    if (!Engine.validUser(userId)) return fail(400, 'INVALID_USER', 'Invalid user');
+    if (!input || typeof input !== 'object') return fail(400, 'INVALID_ORDER', 'Invalid order');
+    if (!m) return fail(404, 'INSTRUMENT_NOT_FOUND', `Unknown instrument ${String(input.instrument)}`);
+    const r = m.rules;
+    if (typeof input.id !== 'string' || !isOrderIdV2(input.id)) return fail(400, 'INVALID_ORDER_ID', 'Order id must match [0-9]{5}:[0-9A-Fa-f]{26}');
+    const day = Number(input.id.slice(0, 5));
+    const today = dayNumber(this.ts);
+    if (day < today - 1 || day > today + 1) return fail(400, 'INVALID_ORDER_ID', 'Invalid order ID date');
+    if (!SIDES.includes(input.side)) return fail(400, 'INVALID_SIDE', 'Side must be BUY or SELL');
+    if (!Number.isInteger(input.leverage) || input.leverage < 1 || input.leverage > r.maxLeverage) {
+      return fail(400, 'INVALID_LEVERAGE', `Leverage must be an integer from 1 to ${r.maxLeverage}`);
+    }
+    const tif = input.timeInForce;
+    const reduceOnly = input.reduceOnly === true;
+    const checkQuantity = (q: unknown): Reply | null => {
+      if (!isPositiveUnits(q)) return fail(400, 'INVALID_QUANTITY', 'Quantity must be positive');
+      if (!isMultiple(q, r.quantityIncrement)) return fail(400, 'INVALID_QUANTITY', `Quantity must be a multiple of ${r.config.quantityIncrement}`);
+      if (q > r.maxQuantity) return fail(400, 'INVALID_QUANTITY', `Quantity must be at most ${r.config.maxQuantity}`);
+      if (!reduceOnly && q < r.minQuantity) return fail(400, 'INVALID_QUANTITY', `Quantity must be at least ${r.config.minQuantity}`);
+      return null;
+    };
+    const checkPrice = (p: unknown, name: string): Reply | null => {
+      if (!isPositiveUnits(p) || !isMultiple(p, r.priceIncrement) || p < r.minPrice || p > r.maxPrice) {
+        return fail(400, 'INVALID_PRICE', `Invalid price: ${name} must be a multiple of ${r.config.priceIncrement} from ${r.config.minPrice} to ${r.config.maxPrice}`);
+      }
+      return null;
+    };
+    if (input.type === 'LIMIT' || input.type === 'STOP_LIMIT') {
+      if (input.type === 'LIMIT' ? !['GTC', 'DAY', 'IOC', 'FOK'].includes(tif) : !['GTC', 'DAY'].includes(tif)) {
+        return fail(400, 'INVALID_TIME_IN_FORCE', `Invalid timeInForce ${String(tif)} for ${input.type}`);
+      }
+      const bad = checkQuantity(input.quantity) ?? checkPrice(input.limitPrice, 'limitPrice')
+        ?? (input.type === 'STOP_LIMIT' ? checkPrice(input.stopPrice, 'stopPrice') : null);
+      if (bad) return bad;
+      if (!reduceOnly && notional(input.quantity!, input.limitPrice!) < r.minVolume) {
+        return fail(400, 'INVALID_VOLUME', `Order volume must be at least ${r.config.minVolume}`);
+      }
+    } else if (input.type === 'MARKET') {
+      if (tif !== 'IOC' && tif !== 'FOK') return fail(400, 'INVALID_TIME_IN_FORCE', 'Market orders are IOC or FOK');
+      if (reduceOnly && input.cashQuantity === undefined) {
+        const bad = checkQuantity(input.quantity);
+        if (bad) return bad;
+      } else {
+        if (!isPositiveUnits(input.cashQuantity)) return fail(400, 'INVALID_CASH_QUANTITY', 'cashQuantity must be positive');
+        if (BigInt(input.cashQuantity) < r.minVolume) return fail(400, 'INVALID_VOLUME', `Order volume must be at least ${r.config.minVolume}`);
+      }
+    } else {
+      return fail(400, 'INVALID_ORDER_TYPE', `Unsupported order type ${String(input.type)}`);
+    }
+    if (input.postOnly && input.type !== 'LIMIT') return fail(400, 'INVALID_POST_ONLY', 'postOnly applies to limit orders only');
+    if (input.smp !== undefined && (typeof input.smp !== 'object' || typeof input.smp.smp !== 'boolean' || typeof input.smp.smpId !== 'string')) {
+      return fail(400, 'INVALID_SMP', 'smp must be {smp: boolean, smpId: string}');
+    }
+    if (input.tpsl !== undefined) {
+      if (!Array.isArray(input.tpsl) || input.tpsl.length > 10) return fail(400, 'INVALID_TPSL', 'tpsl must be an array of at most 10 items');
+      for (const t of input.tpsl) {
+        const bad = this.validateTpSlInput(r, t.type, t.side, t.quantity, t.price);
+        if (bad) return bad;
+        if (t.side === input.side) return fail(400, 'INVALID_TPSL', 'A TpSl must be on the side opposite to its order');
+      }
+    }
+    const acc = this.s.accounts.get(userId);
+    const key = canonicalOrderKey(input.id)!;
+    if (acc && acc.usedIds.has(key)) return fail(409, 'DUPLICATE_ORDER_ID', 'Order id already used');
+    return null;
+  }
+
+  private validateTpSlInput(r: InstrumentRules, type: unknown, side: unknown, quantity: unknown, price: unknown): Reply | null {
+    if (!TPSL_TYPES.includes(type as never)) return fail(400, 'INVALID_TPSL', 'TpSl type must be take-profit or stop-loss');
+    if (!SIDES.includes(side as Side)) return fail(400, 'INVALID_TPSL', 'TpSl side must be BUY or SELL');
+    if (!(quantity === 0 || isPositiveUnits(quantity)) || !isMultiple(quantity as number, r.quantityIncrement) || (quantity as number) > r.maxQuantity) {
+      return fail(400, 'INVALID_TPSL', 'Invalid TpSl quantity');
+    }
+    if (!isPositiveUnits(price) || !isMultiple(price, r.priceIncrement) || price < r.minPrice || price > r.maxPrice) {
+      return fail(400, 'INVALID_TPSL', 'Invalid TpSl price');
+    }
+    return null;
+  }
+
+  private placeCommand(userId: number, input: PlaceOrderInput): Reply {
+    const m = input && typeof input === 'object' ? this.s.markets.get(input.instrument) : undefined;
+    const bad = this.validateOrder(userId, input, m);
+    if (bad) return bad;
+    const o = this.place(this.accountOf(userId), m!, input);
+    return { ok: true, order: o.view() };
+  }
+
+  private placeBatch(userId: number, instrument: string, orders: PlaceOrderInput[]): Reply {
+    const m = this.s.markets.get(instrument);
+    if (!m) return fail(404, 'INSTRUMENT_NOT_FOUND', `Unknown instrument ${instrument}`);
+    if (!Array.isArray(orders) || orders.length < 1 || orders.length > MAX_BATCH_CREATE) {
+      return fail(400, 'INVALID_BATCH', `A batch holds 1 to ${MAX_BATCH_CREATE} orders`);
+    }
+    const batch: BatchItemResult[] = [];
+    const views: OrderView[] = [];
+    for (const input of orders) {
+      const orderId = input && typeof input.id === 'string' ? input.id : '';
+      if (input && input.instrument !== instrument) {
+        batch.push({ orderId, success: false, failReason: `Instrument must be ${instrument}` });
+        continue;
+      }
+      if (input && input.type !== 'LIMIT') {
+        batch.push({ orderId, success: false, failReason: 'Batch orders are limit orders' });
+        continue;
+      }
+      const bad = this.validateOrder(userId, input, m);
+      if (bad && !bad.ok) {
+        batch.push({ orderId, success: false, failReason: bad.error.message });
+        continue;
+      }
+      const o = this.place(this.accountOf(userId), m, input);
+      views.push(o.view());
+      batch.push(o.status === 'REJECTED' ? { orderId, success: false, failReason: o.rejectedReason } : { orderId, success: true });
+    }
+    return { ok: true, batch, orders: views };
+  }
+
+  /** Whether an order on `side` of `qty` (null = any size) only reduces the user's position. */
+  private reduces(acc: Account, instrument: string, side: Side, qty: Units | null): boolean {
+    const pos = acc.positions.get(instrument);
+    if (!pos || pos.qty === 0) return false;
+    if ((pos.qty > 0) === (side === 'BUY')) return false;
+    return qty === null || qty <= Math.abs(pos.qty);
+  }
+
+  /** Creates the order (id now used) and runs it; refusals from here on are REJECTED orders. */
+  private place(acc: Account, m: Market, input: PlaceOrderInput): OrderState {
+    const r = m.rules;
+    const key = canonicalOrderKey(input.id)!;
+    acc.usedIds.set(key, Number(input.id.slice(0, 5)));
+    const isMarket = input.type === 'MARKET';
+    const byCash = isMarket && input.cashQuantity !== undefined;
+    const reduceOnly = input.reduceOnly === true;
+    const group: OrderGroup = input.group ?? 'manually';
+    const o = new OrderState(
+      input.id, key, acc.userId, m.id, input.type, input.side, input.timeInForce, input.postOnly === true, input.leverage,
+      byCash ? 0 : input.quantity!, isMarket ? 0 : input.limitPrice!, input.type === 'STOP_LIMIT' ? input.stopPrice! : null,
+      group, byCash ? input.cashQuantity! : 0, input.smp && input.smp.smpId !== '' ? input.smp.smpId : null, this.ts,
+    );
+    o.smp = input.smp?.smp === true;
+    o.reduceOnly = reduceOnly;
+    o.placedSeq = this.s.seq;
+    this.touchedOrders.add(o);
+    if (input.tpsl) for (const t of input.tpsl) this.attachTpSl(acc, o, t);
+
+    // ---- trading rules ----
+    if (this.s.matcher.state !== 'active') return this.reject(o, 'Trading is halted');
+    if (m.trading === 'none' || m.trading === 'restricted') return this.reject(o, `Trading is not allowed on ${m.id}`);
+    const pos = acc.positions.get(m.id);
+    if (reduceOnly) {
+      if (!pos || pos.qty === 0 || (pos.qty > 0) === o.isBid) return this.reject(o, 'No position to reduce');
+      const abs = Math.abs(pos.qty);
+      if (!byCash && o.quantity > abs) {
+        o.quantity = abs;
+        o.remaining = abs;
+      }
+    }
+    const requestedQty = byCash ? null : o.quantity;
+    if (m.trading === 'onlyClose' && !this.reduces(acc, m.id, o.side, requestedQty)) {
+      return this.reject(o, 'Only position-closing orders are allowed');
+    }
+    const mark = m.markPrice;
+    if (!isMarket && mark !== null && r.fatFinger > 0) {
+      const band = notional(mark, r.fatFinger); // mark × fraction, in price units
+      if (BigInt(o.limitPrice) > BigInt(mark) + band || BigInt(o.limitPrice) < BigInt(mark) - band) return this.reject(o, 'Invalid price');
+    }
+
+    // ---- margin ----
+    if (!reduceOnly) {
+      const volumeRaw = byCash ? BigInt(o.cashQuantity) * SCALE_N : BigInt(o.quantity) * BigInt(o.limitPrice);
+      const leverage = o.leverage;
+      const extra = { instrument: m.id, buyRaw: o.isBid ? volumeRaw : 0n, sellRaw: o.isBid ? 0n : volumeRaw, leverage };
+      const increases = !this.reduces(acc, m.id, o.side, requestedQty);
+      const fee = increases ? applyRateCeil((volumeRaw + SCALE_N - 1n) / SCALE_N, r.takerFee > r.makerFee ? r.takerFee : r.makerFee) : 0n;
+      if (this.available(acc, extra) - fee < 0n) return this.reject(o, 'Insufficient available balance');
+      if (increases) {
+        const cap = notionalCap(r, leverage);
+        if (cap !== null) {
+          const vol = acc.openVolume.get(m.id);
+          const sameSideRaw = o.isBid ? vol?.buyRaw ?? 0n : vol?.sellRaw ?? 0n;
+          const posValue = pos && pos.qty !== 0 && (pos.qty > 0) === o.isBid ? pos.cost : 0n;
+          if (posValue + (sameSideRaw + volumeRaw) / SCALE_N > cap) {
+            return this.reject(o, `Position size exceeds the maximum for ${leverage}x leverage`);
+          }
+        }
+      }
+      if ((acc.leverage.get(m.id) ?? 1) !== leverage) {
+        acc.leverage.set(m.id, leverage);
+        if (pos && pos.qty !== 0) this.touchPosition(acc, pos);
+      }
+    }
+
+    if (o.type === 'STOP_LIMIT') return this.armStop(acc, m, o);
+    return this.execute(acc, m, o);
+  }
+
+  private reject(o: OrderState, reason: string): OrderState {
+    o.status = 'REJECTED';
+    o.rejectedReason = reason;
+    o.remaining = 0;
+    this.endTpSlsOf(o);
+    return o;
+  }
+
+  /** Runs a LIMIT or MARKET order (or a triggered stop) against the book and rests/ends the remainder. */
+  private execute(acc: Account, m: Market, o: OrderState): OrderState {
+    const isMarket = o.type === 'MARKET';
+    const byCash = isMarket && o.cashQuantity > 0 && o.quantity === 0;
+    let limit: Units | null = isMarket ? null : o.limitPrice;
+    if (isMarket && m.markPrice !== null && m.rules.slippageLimit > 0) {
+      const band = Number(notional(m.markPrice, m.rules.slippageLimit));
+      limit = o.isBid ? m.markPrice + band : Math.max(m.markPrice - band, 1);
+    }
+    const opposite = m.book.side(!o.isBid).best();
+    const crosses = opposite !== undefined && (limit === null || (o.isBid ? opposite.price <= limit : opposite.price >= limit));
+    if (o.postOnly && crosses) return this.reject(o, 'Post-only order would take liquidity');
+    if (o.timeInForce === 'FOK' && !this.canFillCompletely(m, o, limit, byCash)) {
+      return this.finishOrder(o, 'EXPIRED', 'Fill-or-kill order could not be filled completely');
+    }
+    if (crosses) this.match(acc, m, o, limit, byCash);
+    if (byCash) {
+      o.quantity = o.filledQuantity;
+      o.remaining = 0;
+    }
+    if (o.remaining === 0 && o.filledQuantity > 0 && (!byCash || o.status !== 'EXPIRED')) {
+      if (byCash) return this.finishOrder(o, o.filledQuantity > 0 ? 'FILLED' : 'EXPIRED', '');
+      return o; // FILLED by the last fill
+    }
+    if (isMarket || o.timeInForce === 'IOC' || o.timeInForce === 'FOK') {
+      return this.finishOrder(o, 'EXPIRED', o.filledQuantity > 0 ? 'Unfilled remainder expired' : 'No liquidity within the price limit');
+    }
+    this.rest(acc, m, o);
+    return o;
+  }
+
+  /** FOK pre-check: the liquidity within `limit` (not counting self-match-prevented makers) covers the order. */
+  private canFillCompletely(m: Market, o: OrderState, limit: Units | null, byCash: boolean): boolean {
+    const levels = m.book.side(!o.isBid).levels;
+    let qtyLeft = o.quantity;
+    let cashLeft = BigInt(o.cashQuantity);
+    const inc = m.rules.quantityIncrement;
+    for (let i = levels.length - 1; i >= 0; i--) {
+      const level = levels[i];
+      if (limit !== null && (o.isBid ? level.price > limit : level.price < limit)) return false;
+      for (let n = level.head as OrderState | null; n !== null; n = n.next as OrderState | null) {
+        if (this.selfMatch(o, n)) continue;
+        if (byCash) {
+          let q = Number((cashLeft * SCALE_N) / BigInt(level.price));
+          q -= q % inc;
+          if (q <= 0) return true;
+          const take = q < n.remaining ? q : n.remaining;
+          cashLeft -= notional(take, level.price);
+          if (take < n.remaining) return true;
+        } else {
+          qtyLeft -= n.remaining;
+          if (qtyLeft <= 0) return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private selfMatch(taker: OrderState, maker: OrderState): boolean {
+    if (!taker.smp) return false;
+    return maker.userId === taker.userId || (taker.smpId !== null && maker.smpId === taker.smpId);
+  }
+
+  /** Price-time priority matching of `taker` against the opposite side, down to `limit` (null = none). */
+  private match(acc: Account, m: Market, taker: OrderState, limit: Units | null, byCash: boolean): void {
+    const side = m.book.side(!taker.isBid);
+    const inc = m.rules.quantityIncrement;
+    let cashLeft = BigInt(taker.cashQuantity);
+    for (;;) {
+      const level = side.best();
+      if (level === undefined) break;
+      if (limit !== null && (taker.isBid ? level.price > limit : level.price < limit)) break;
+      let maker = level.head as OrderState | null;
+      let stop = false;
+      while (maker !== null) {
+        const next = maker.next as OrderState | null;
+        if (this.selfMatch(taker, maker)) {
+          this.cancelLive(maker, 'CANCELLED', 'Self-match prevention');
+          maker = next;
+          continue;
+        }
+        let q: Units;
+        if (byCash) {
+          let affordable = Number((cashLeft * SCALE_N) / BigInt(level.price));
+          affordable -= affordable % inc;
+          if (affordable <= 0) { stop = true; break; }
+          q = affordable < maker.remaining ? affordable : maker.remaining;
+        } else {
+          q = taker.remaining < maker.remaining ? taker.remaining : maker.remaining;
+        }
+        const value = this.fill(m, maker, taker, acc, q, level.price, byCash);
+        if (byCash) cashLeft -= value;
+        if (!byCash && taker.remaining === 0) { stop = true; break; }
+        maker = next;
+      }
+      if (stop) break;
+      if (taker.reduceOnly) {
+        const pos = acc.positions.get(m.id);
+        if (!pos || pos.qty === 0) break;
+      }
+    }
+  }
+
+  /** One trade between a resting maker and the taker at `price`. Returns the notional. */
+  private fill(m: Market, maker: OrderState, taker: OrderState, takerAcc: Account, q: Units, price: Units, byCash: boolean): Money {
+    const value = notional(q, price);
+    const book = m.book.side(maker.isBid);
+    const makerAcc = this.accountOf(maker.userId);
+    const vol = openVolumeOf(makerAcc, m.id);
+    const raw = BigInt(q) * BigInt(price);
+    if (maker.isBid) vol.buyRaw -= raw;
+    else vol.sellRaw -= raw;
+    if (q === maker.remaining) {
+      book.remove(maker);
+      maker.remaining = 0;
+    } else {
+      book.reduce(maker, q);
+    }
+    if (!byCash) taker.remaining -= q;
+    const executionId = String(++this.s.counters.execution);
+    this.settle(m, makerAcc, maker, 'MAKER', q, price, value, executionId);
+    this.settle(m, takerAcc, taker, 'TAKER', q, price, value, executionId);
+    if (maker.remaining === 0) {
+      maker.status = 'FILLED';
+      makerAcc.orders.delete(maker.key);
+      this.endTpSlsOf(maker);
+    } else {
+      maker.status = 'PARTIALLY_FILLED';
+    }
+    taker.status = !byCash && taker.remaining === 0 ? 'FILLED' : 'PARTIALLY_FILLED';
+    m.lastPrice = price;
+    this.touchBook(m);
+    this.touchMarket(m);
+    this.events.push({ type: 'trade', trade: { executionId, instrument: m.id, side: taker.side, quantity: q, price, createdAt: this.ts } });
+    return value;
+  }
+
+  /** One side of a trade: position, realized PnL, fee, order totals, events. */
+  private settle(m: Market, acc: Account, o: OrderState, role: 'MAKER' | 'TAKER', q: Units, price: Units, value: Money, executionId: string): void {
+    const r = m.rules;
+    const liquidation = o.group === 'liquidation' || o.group === 'adl';
+    const rate = o.group === 'liquidation' ? r.liquidationFee : role === 'MAKER' ? r.makerFee : r.takerFee;
+    const fee = applyRateCeil(value, rate);
+    let pos = acc.positions.get(m.id);
+    if (pos === undefined || pos.qty === 0) {
+      const fresh: Position = {
+        id: sequenceUuid('00000001', ++this.s.counters.position), instrument: m.id, qty: 0, side: o.side, cost: 0n,
+        realizedPnL: 0n, fee: 0n, fundingPaid: 0n, createdAt: this.ts, updatedAt: this.ts,
+      };
+      if (pos !== undefined) this.touchedPositions.delete(pos);
+      acc.positions.set(m.id, fresh);
+      openVolumeOf(acc, m.id);
+      pos = fresh;
+      this.touchedPositions.set(pos, acc);
+    } else {
+      this.touchPosition(acc, pos);
+    }
+    const before = pos.qty;
+    const effect = applyFill(pos, o.isBid, q, value);
+    const after = pos.qty;
+    m.longInterest += (after > 0 ? after : 0) - (before > 0 ? before : 0);
+    m.shortInterest += (after < 0 ? -after : 0) - (before < 0 ? -before : 0);
+    acc.balance += effect.realized - fee;
+    if (liquidation) this.s.totals.reserveFund += fee;
+    else this.s.totals.fees += fee;
+    pos.realizedPnL += effect.realized;
+    pos.fee += fee;
+    o.filledQuantity += q;
+    o.filledValue += value;
+    o.fee += fee;
+    o.realizedPnL += effect.realized;
+    this.touchOrder(o);
+    this.events.push({
+      type: 'fill',
+      fill: { executionId, userId: acc.userId, orderId: o.id, instrument: m.id, side: o.side, role, quantity: q, price, fee, realizedPnL: effect.realized, createdAt: this.ts },
+    });
+    if (fee !== 0n) {
+      this.events.push({
+        type: 'orderFee',
+        fee: { id: `${executionId}-${role === 'MAKER' ? 'm' : 't'}`, userId: acc.userId, orderId: o.id, executionId, coin: COIN, quantity: fee, type: o.group === 'liquidation' ? 'liquidation' : o.group === 'adl' ? 'adl' : 'order', createdAt: this.ts },
+      });
+    }
+    this.fundingChange(acc, effect.realized, 'realized-pnl');
+    this.fundingChange(acc, -fee, liquidation ? 'liquidation-fee' : 'fee');
+    if (after !== 0) this.activateTpSlsOf(o);
+    else this.endPositionTpSls(acc.userId, m.id, 'Position closed');
+  }
+
+  /** Puts the order's remainder in the book and reserves its margin. */
+  private rest(acc: Account, m: Market, o: OrderState): void {
+    m.book.side(o.isBid).add(o);
+    const vol = openVolumeOf(acc, m.id);
+    const raw = BigInt(o.remaining) * BigInt(o.price);
+    if (o.isBid) vol.buyRaw += raw;
+    else vol.sellRaw += raw;
+    acc.orders.set(o.key, o);
+    if (o.timeInForce === 'DAY' && o.expiresAt === 0) {
+      o.expiresAt = ORDER_ID_EPOCH_MS + (dayNumber(o.createdAt) + 1) * DAY_MS;
+      this.dayOrders.push(o);
+    }
+    this.touchBook(m);
+  }
+
+  /** Ends an order that is not (or no longer) resting: status + reason; attached TpSl end with it. */
+  private finishOrder(o: OrderState, status: 'EXPIRED' | 'CANCELLED' | 'FILLED', reason: string): OrderState {
+    o.status = status;
+    o.rejectedReason = reason;
+    o.remaining = 0;
+    this.touchOrder(o);
+    this.endTpSlsOf(o);
+    return o;
+  }
+
+  /** Takes a live order (resting or armed stop) out and releases its margin. */
+  private cancelLive(o: OrderState, status: 'CANCELLED' | 'EXPIRED', reason: string): void {
+    const m = this.s.markets.get(o.instrument)!;
+    const acc = this.accountOf(o.userId);
+    if (o.level !== null) {
+      m.book.side(o.isBid).remove(o);
+      this.touchBook(m);
+    } else {
+      const i = m.stops.indexOf(o);
+      if (i >= 0) m.stops.splice(i, 1);
+    }
+    const vol = openVolumeOf(acc, m.id);
+    const raw = BigInt(o.remaining) * BigInt(o.price);
+    if (o.isBid) vol.buyRaw -= raw;
+    else vol.sellRaw -= raw;
+    acc.orders.delete(o.key);
+    this.finishOrder(o, status, reason);
+  }
+
+  // =====================================================================================================
+  // Stop-limit orders
+  // =====================================================================================================
+
+  /** An untriggered stop reserves margin like a resting order and waits for the mark to cross stopPrice. */
+  private armStop(acc: Account, m: Market, o: OrderState): OrderState {
+    const ref = m.markPrice ?? m.lastPrice;
+    const stop = o.stopPrice!;
+    o.triggerUp = ref === null ? o.isBid : stop > ref;
+    const vol = openVolumeOf(acc, m.id);
+    const raw = BigInt(o.remaining) * BigInt(o.price);
+    if (o.isBid) vol.buyRaw += raw;
+    else vol.sellRaw += raw;
+    acc.orders.set(o.key, o);
+    m.stops.push(o);
+    if (ref !== null && ref === stop) this.triggerStop(acc, m, o);
+    return o;
+  }
+
+  private triggerStop(acc: Account, m: Market, o: OrderState): void {
+    const i = m.stops.indexOf(o);
+    if (i >= 0) m.stops.splice(i, 1);
+    const vol = openVolumeOf(acc, m.id);
+    const raw = BigInt(o.remaining) * BigInt(o.price);
+    if (o.isBid) vol.buyRaw -= raw;
+    else vol.sellRaw -= raw;
+    acc.orders.delete(o.key);
+    o.triggeredAt = this.ts;
+    o.placedSeq = this.s.seq;
+    this.touchOrder(o);
+    if (this.s.matcher.state !== 'active' || m.trading === 'none' || m.trading === 'restricted') {
+      this.finishOrder(o, 'CANCELLED', 'Trading halted when the stop triggered');
+      return;
+    }
+    this.execute(acc, m, o);
+  }
+
+  // =====================================================================================================
+  // Replace and cancel
+  // =====================================================================================================
+
+  private liveOrder(userId: number, orderId: string): { acc: Account; o: OrderState } | Reply {
+    const key = typeof orderId === 'string' ? canonicalOrderKey(orderId) : null;
+    if (key === null) return fail(400, 'INVALID_ORDER_ID', 'Invalid order id');
+    const acc = this.s.accounts.get(userId);
+    const o = acc?.orders.get(key);
+    if (!acc || !o) {
+      if (acc && acc.usedIds.has(key)) return fail(409, 'ORDER_NOT_OPEN', 'Order is not open');
+      return fail(404, 'ORDER_NOT_FOUND', 'Order not found');
+    }
+    return { acc, o };
+  }
+
+  private replaceCommand(userId: number, input: ReplaceInput): Reply {
+    const r = this.replace(userId, input, null);
+    return r.ok ? { ok: true, order: r.order } : r;
+  }
+
+  private replaceBatch(userId: number, instrument: string, items: ReplaceInput[]): Reply {
+    if (!this.s.markets.has(instrument)) return fail(404, 'INSTRUMENT_NOT_FOUND', `Unknown instrument ${instrument}`);
+    if (!Array.isArray(items) || items.length < 1 || items.length > MAX_BATCH_REPLACE) {
+      return fail(400, 'INVALID_BATCH', `A batch replace holds 1 to ${MAX_BATCH_REPLACE} items`);
+    }
+    const batch: BatchItemResult[] = [];
+    for (const item of items) {
+      const orderId = item && typeof item.orderId === 'string' ? item.orderId : '';
+      const r = this.replace(userId, item, instrument);
+      batch.push(r.ok ? { orderId, success: true } : { orderId, success: false, failReason: r.error.message });
+    }
+    return { ok: true, batch };
+  }
+
+  /**
+   * New total quantity and price for a live LIMIT (or STOP_LIMIT, with stopPrice) order. A pure size
+   * decrease keeps time priority; a price change or an increase re-queues it (and may trade).
+   */
+  private replace(userId: number, input: ReplaceInput, instrument: string | null): Reply {
+    if (!input || typeof input !== 'object') return fail(400, 'INVALID_REPLACE', 'Invalid replace');
+    const found = this.liveOrder(userId, input.orderId);
+    if ('ok' in found) return found;
+    const { acc, o } = found;
+    if (instrument !== null && o.instrument !== instrument) return fail(400, 'INVALID_INSTRUMENT', `Order ${o.id} is not on ${instrument}`);
+    const m = this.s.markets.get(o.instrument)!;
+    const r = m.rules;
+    const isStop = o.type === 'STOP_LIMIT';
+    if (o.type !== 'LIMIT' && !isStop) return fail(400, 'INVALID_ORDER_TYPE', 'Only limit and stop-limit orders can be replaced');
+    if (isStop !== (input.stopPrice !== undefined)) {
+      return fail(400, 'INVALID_REPLACE', isStop ? 'A stop-limit replace needs stopPrice' : 'stopPrice applies to stop-limit orders only');
+    }
+    if (isStop && o.triggeredAt !== null) return fail(400, 'INVALID_REPLACE', 'A triggered stop-limit order is replaced as a limit order');
+    const q = input.quantity;
+    if (!isPositiveUnits(q) || !isMultiple(q, r.quantityIncrement) || q > r.maxQuantity) return fail(400, 'INVALID_QUANTITY', 'Invalid quantity');
+    if (q <= o.filledQuantity) return fail(400, 'INVALID_QUANTITY', 'Quantity must exceed the filled quantity');
+    const price = input.limitPrice;
+    if (!isPositiveUnits(price) || !isMultiple(price, r.priceIncrement) || price < r.minPrice || price > r.maxPrice) return fail(400, 'INVALID_PRICE', 'Invalid price');
+    if (isStop && (!isPositiveUnits(input.stopPrice) || !isMultiple(input.stopPrice, r.priceIncrement) || input.stopPrice < r.minPrice || input.stopPrice > r.maxPrice)) {
+      return fail(400, 'INVALID_PRICE', 'Invalid stop price');
+    }
+    if (this.s.matcher.state !== 'active') return fail(409, 'TRADING_HALTED', 'Trading is halted');
+    if (m.trading === 'none' || m.trading === 'restricted') return fail(409, 'TRADING_NOT_ALLOWED', `Trading is not allowed on ${m.id}`);
+    const postOnly = input.postOnly ?? o.postOnly;
+    const newRemaining = q - o.filledQuantity;
+    const oldRaw = BigInt(o.remaining) * BigInt(o.price);
+    const newRaw = BigInt(newRemaining) * BigInt(price);
+    if (m.trading === 'onlyClose' && newRaw > oldRaw) return fail(409, 'ONLY_CLOSE', 'Only position-closing orders are allowed');
+    if (!isStop && postOnly) {
+      const best = m.book.side(!o.isBid).best();
+      if (best !== undefined && (o.isBid ? best.price <= price : best.price >= price)) {
+        return fail(409, 'POST_ONLY', 'Post-only order would take liquidity');
+      }
+    }
+    if (newRaw > oldRaw) {
+      const delta = newRaw - oldRaw;
+      const extra = { instrument: m.id, buyRaw: o.isBid ? delta : 0n, sellRaw: o.isBid ? 0n : delta, leverage: acc.leverage.get(m.id) ?? 1 };
+      if (this.available(acc, extra) < 0n) return fail(422, 'INSUFFICIENT_BALANCE', 'Insufficient available balance');
+    }
+    if (input.smp !== undefined && input.smp !== null) {
+      o.smp = input.smp.smp === true;
+    }
+    // ---- apply ----
+    const vol = openVolumeOf(acc, m.id);
+    if (o.isBid) vol.buyRaw += newRaw - oldRaw;
+    else vol.sellRaw += newRaw - oldRaw;
+    o.postOnly = postOnly;
+    o.quantity = q;
+    o.limitPrice = price;
+    this.touchOrder(o);
+    if (isStop) {
+      o.remaining = newRemaining;
+      o.price = price;
+      o.stopPrice = input.stopPrice!;
+      const ref = m.markPrice ?? m.lastPrice;
+      o.triggerUp = ref === null ? o.isBid : o.stopPrice > ref;
+      if (ref !== null && ref === o.stopPrice) this.triggerStop(acc, m, o);
+      return { ok: true, order: o.view() };
+    }
+    const side = m.book.side(o.isBid);
+    if (price === o.price && newRemaining <= o.remaining) {
+      if (newRemaining < o.remaining) {
+        side.reduce(o, o.remaining - newRemaining);
+        this.touchBook(m);
+      }
+      return { ok: true, order: o.view() };
+    }
+    // Re-queue at the back (new price or more size): leave the book, then trade/rest like a new order.
+    side.remove(o);
+    if (o.isBid) vol.buyRaw -= newRaw;
+    else vol.sellRaw -= newRaw;
+    acc.orders.delete(o.key);
+    o.price = price;
+    o.remaining = newRemaining;
+    o.placedSeq = this.s.seq;
+    this.touchBook(m);
+    this.execute(acc, m, o);
+    return { ok: true, order: o.view() };
+  }
+
+  private cancelCommand(userId: number, orderId: string): Reply {
+    const found = this.liveOrder(userId, orderId);
+    if ('ok' in found) {
+      // Cancel after the order finished (e.g. FILLED): no error, nothing changes (spec).
+      if (!found.ok && found.error.code === 'ORDER_NOT_OPEN') return { ok: true };
+      return found;
+    }
+    this.cancelLive(found.o, 'CANCELLED', 'Cancelled by user');
+    return { ok: true, order: found.o.view() };
+  }
+
+  private cancelAll(userId: number, instrument: string): Reply {
+    if (!this.s.markets.has(instrument)) return fail(404, 'INSTRUMENT_NOT_FOUND', `Unknown instrument ${instrument}`);
+    const acc = this.s.accounts.get(userId);
+    const views: OrderView[] = [];
+    if (acc) {
+      for (const o of [...acc.orders.values()]) {
+        if (o.instrument !== instrument) continue;
+        this.cancelLive(o, 'CANCELLED', 'Cancelled by user (mass cancel)');
+        views.push(o.view());
+      }
+    }
+    return { ok: true, orders: views };
+  }
+
+  private cancelMany(userId: number, orderIds: string[]): Reply {
+    if (!Array.isArray(orderIds) || orderIds.length < 1 || orderIds.length > 500) return fail(400, 'INVALID_BATCH', 'orderIds must hold 1 to 500 ids');
+    const batch: BatchItemResult[] = [];
+    for (const orderId of orderIds) {
+      const found = this.liveOrder(userId, orderId);
+      if ('ok' in found) {
+        const notOpen = !found.ok && found.error.code === 'ORDER_NOT_OPEN';
+        batch.push({ orderId: String(orderId), success: false, failReason: notOpen ? 'Order is not open' : found.ok ? 'Order not found' : found.error.message });
+        continue;
+      }
+      this.cancelLive(found.o, 'CANCELLED', 'Cancelled by user');
+      batch.push({ orderId, success: true });
+    }
+    return { ok: true, batch };
+  }
+
+  // =====================================================================================================
+  // Positions
+  // =====================================================================================================
+
+  private changeLeverage(userId: number, instrument: string, leverage: number): Reply {
+    const m = this.s.markets.get(instrument);
+    if (!Engine.validUser(userId)) return fail(400, 'INVALID_USER', 'Invalid user');
+    if (!m) return fail(404, 'INSTRUMENT_NOT_FOUND', `Unknown instrument ${instrument}`);
+    if (!Number.isInteger(leverage) || leverage < 1 || leverage > m.rules.maxLeverage) {
+      return fail(400, 'INVALID_LEVERAGE', `Leverage must be an integer from 1 to ${m.rules.maxLeverage}`);
+    }
+    const acc = this.accountOf(userId);
+    const pos = acc.positions.get(instrument);
+    if ((acc.leverage.get(instrument) ?? 1) !== leverage) {
+      const extra = { instrument, buyRaw: 0n, sellRaw: 0n, leverage };
+      if (this.available(acc, extra) < 0n) return fail(422, 'INSUFFICIENT_BALANCE', `Insufficient available balance for ${leverage}x leverage`);
+      const cap = notionalCap(m.rules, leverage);
+      if (cap !== null && pos && pos.cost > cap) return fail(422, 'LEVERAGE_LIMIT', `Position size exceeds the maximum for ${leverage}x leverage`);
+      acc.leverage.set(instrument, leverage);
+      if (pos && pos.qty !== 0) this.touchPosition(acc, pos);
+    }
+    return pos && pos.qty !== 0 ? { ok: true, position: this.positionView(acc, pos) } : { ok: true };
+  }
+
+  /** Market order (IOC, reduce-only) against the user's position; quantity 0 = the whole position. */
+  private closePosition(userId: number, instrument: string, id: string, quantity: number, leverage: number): Reply {
+    const m = this.s.markets.get(instrument);
+    const acc = this.s.accounts.get(userId);
+    const pos = acc?.positions.get(instrument);
+    if (m && (!pos || pos.qty === 0)) return fail(409, 'NO_POSITION', `No open position on ${instrument}`);
+    if (!(quantity === 0 || isPositiveUnits(quantity))) return fail(400, 'INVALID_QUANTITY', 'Invalid quantity');
+    const size = pos ? Math.abs(pos.qty) : 0;
+    const input: PlaceOrderInput = {
+      id, instrument, side: pos && pos.qty > 0 ? 'SELL' : 'BUY', type: 'MARKET', timeInForce: 'IOC', leverage,
+      quantity: quantity === 0 || quantity > size ? size : quantity, reduceOnly: true, group: 'manually',
+    };
+    const bad = this.validateOrder(userId, input, m);
+    if (bad) return bad;
+    const o = this.place(acc!, m!, input);
+    return { ok: true, order: o.view() };
+  }
+
+  private positionView(acc: Account, pos: Position): PositionView {
+    const m = this.s.markets.get(pos.instrument)!;
+    const mark = m.valuationPrice;
+    const abs = Math.abs(pos.qty);
+    const leverage = acc.leverage.get(pos.instrument) ?? 1;
+    const markValue = mark !== null && abs > 0 ? notional(abs, mark) : pos.cost;
+    const upnl = unrealizedPnL(pos, mark);
+    // Bankruptcy price: where the position's initial margin (cost / leverage) is lost.
+    let bankruptcy: Units | null = null;
+    if (abs > 0) {
+      const margin = pos.cost / BigInt(leverage);
+      const perUnit = pos.qty > 0 ? pos.cost - margin : pos.cost + margin;
+      bankruptcy = Number((perUnit * SCALE_N) / BigInt(abs));
+      if (bankruptcy < 0) bankruptcy = 0;
+    }
+    return {
+      id: pos.id, userId: acc.userId, instrument: pos.instrument, side: pos.qty > 0 ? 'BUY' : pos.qty < 0 ? 'SELL' : pos.side,
+      quantity: abs, costBasis: pos.cost, avgPrice: abs === 0 ? 0 : Number(mulDivHalfUp(pos.cost, SCALE_N, BigInt(abs))),
+      leverage, maintenanceMargin: abs === 0 ? 0n : maintenanceMargin(m.rules, markValue), fundingPaid: pos.fundingPaid, fee: pos.fee,
+      realizedPnL: pos.realizedPnL, unRealizedPnL: upnl, markPrice: mark ?? 0, bankruptcyPrice: bankruptcy,
+      adlLevel: this.adlLevel(pos, upnl, leverage), createdAt: pos.createdAt, updatedAt: pos.updatedAt,
+    };
+  }
+
+  /** ADL rank 1–5 (5 = first to be deleveraged): profit ratio × leverage, in fixed bands. */
+  private adlLevel(pos: Position, upnl: Money, leverage: number): number {
+    if (pos.qty === 0 || pos.cost === 0n || upnl <= 0n) return 1;
+    const score = (upnl * BigInt(leverage) * 100n) / pos.cost; // % of cost × leverage
+    if (score >= 400n) return 5;
+    if (score >= 200n) return 4;
+    if (score >= 100n) return 3;
+    if (score >= 30n) return 2;
+    return 1;
+  }
+
+  // =====================================================================================================
+  // Prices and triggers
+  // =====================================================================================================
+
+  private priceTick(instrument: string, indexPrice: number, markPrice: number | undefined): Reply {
+    const m = this.s.markets.get(instrument);
+    if (!m) return fail(404, 'INSTRUMENT_NOT_FOUND', `Unknown instrument ${instrument}`);
+    if (!isPositiveUnits(indexPrice)) return fail(400, 'INVALID_PRICE', 'Invalid index price');
+    if (markPrice !== undefined && !isPositiveUnits(markPrice)) return fail(400, 'INVALID_PRICE', 'Invalid mark price');
+    m.indexPrice = indexPrice;
+    m.markPrice = markPrice ?? m.computeMark(indexPrice);
+    this.touchMarket(m);
+    this.events.push({ type: 'price', instrument, indexPrice, markPrice: m.markPrice, ts: this.ts });
+    this.runTriggers(m);
+    return { ok: true };
+  }
+
+  /** Stops and TpSl whose trigger the mark has crossed, in arrival order. */
+  private runTriggers(m: Market): void {
+    const mark = m.markPrice;
+    if (mark === null) return;
+    const due = m.stops.filter((o) => (o.triggerUp ? mark >= o.stopPrice! : mark <= o.stopPrice!));
+    for (const o of due) if (o.isLive && o.triggeredAt === null) this.triggerStop(this.accountOf(o.userId), m, o);
+    const fired = [...this.s.tpsls.values()].filter((t) => t.instrument === m.id && t.status === 'active' && tpslFires(t, mark));
+    for (const t of fired) if (t.status === 'active') this.fireTpSl(t);
+  }
+
+  // =====================================================================================================
+  // TP/SL
+  // =====================================================================================================
+
+  private newTpSl(userId: number, instrument: string, input: TpSlInput, orderId: string | null, orderKey: string | null, status: TpSlState['status']): TpSlState {
+    const t: TpSlState = {
+      id: sequenceUuid('00000002', ++this.s.counters.tpsl), userId, instrument, type: input.type, side: input.side,
+      quantity: input.quantity, price: input.price, status, orderKey, orderId, triggerOrder: null, triggeredQuantity: 0,
+      cancelledReason: '', createdAt: this.ts, updatedAt: this.ts,
+    };
+    this.s.tpsls.set(t.id, t);
+    this.touchedTpsl.add(t);
+    return t;
+  }
+
+  private attachTpSl(acc: Account, o: OrderState, input: TpSlInput): void {
+    this.newTpSl(acc.userId, o.instrument, input, o.id, o.key, 'waitOrder');
+  }
+
+  /** The order filled (some): its waiting TpSl become active. */
+  private activateTpSlsOf(o: OrderState): void {
+    for (const t of this.s.tpsls.values()) {
+      if (t.status === 'waitOrder' && t.orderKey === o.key && t.userId === o.userId) {
+        t.status = 'active';
+        this.touchTpSl(t);
+      }
+    }
+  }
+
+  /** The order ended: TpSl still waiting on it are cancelled (it never opened a position). */
+  private endTpSlsOf(o: OrderState): void {
+    if (this.s.tpsls.size === 0) return;
+    for (const t of this.s.tpsls.values()) {
+      if (t.status === 'waitOrder' && t.orderKey === o.key && t.userId === o.userId) {
+        if (o.filledQuantity > 0) t.status = 'active';
+        else {
+          t.status = 'cancelled';
+          t.cancelledReason = `Order ${o.status.toLowerCase()} without a fill`;
+          this.s.tpsls.delete(t.id);
+        }
+        this.touchTpSl(t);
+      }
+    }
+  }
+
+  private endPositionTpSls(userId: number, instrument: string, reason: string): void {
+    if (this.s.tpsls.size === 0) return;
+    for (const t of this.s.tpsls.values()) {
+      if (t.status === 'active' && t.userId === userId && t.instrument === instrument) {
+        t.status = 'cancelled';
+        t.cancelledReason = reason;
+        this.s.tpsls.delete(t.id);
+        this.touchTpSl(t);
+      }
+    }
+  }
+
+  /** Trigger: a reduce-only market order of group `tpsl` closes (part of) the position. */
+  private fireTpSl(t: TpSlState): void {
+    const acc = this.accountOf(t.userId);
+    const m = this.s.markets.get(t.instrument)!;
+    const pos = acc.positions.get(t.instrument);
+    t.status = 'triggered';
+    this.touchTpSl(t);
+    if (!pos || pos.qty === 0 || (pos.qty > 0) === (t.side === 'BUY')) {
+      t.status = 'cancelled';
+      t.cancelledReason = 'No position to close';
+      this.s.tpsls.delete(t.id);
+      return;
+    }
+    const size = Math.abs(pos.qty);
+    const qty = t.quantity === 0 || t.quantity > size ? size : t.quantity;
+    const id = systemOrderId(this.ts, ++this.s.counters.systemOrder);
+    const o = this.place(acc, m, {
+      id, instrument: t.instrument, side: t.side, type: 'MARKET', timeInForce: 'IOC', leverage: acc.leverage.get(t.instrument) ?? 1,
+      quantity: qty, reduceOnly: true, group: 'tpsl',
+    });
+    t.triggerOrder = o.id;
+    t.triggeredQuantity = o.filledQuantity;
+    t.status = 'done';
+    this.s.tpsls.delete(t.id);
+  }
+
+  private createTpSl(userId: number, instrument: string, type: TpSlState['type'], side: Side, quantity: number, price: number, orderId: string | null): Reply {
+    const m = this.s.markets.get(instrument);
+    if (!Engine.validUser(userId)) return fail(400, 'INVALID_USER', 'Invalid user');
+    if (!m) return fail(404, 'INSTRUMENT_NOT_FOUND', `Unknown instrument ${instrument}`);
+    const bad = this.validateTpSlInput(m.rules, type, side, quantity, price);
+    if (bad) return bad;
+    const acc = this.s.accounts.get(userId);
+    const input: TpSlInput = { type, side, quantity, price };
+    if (orderId !== null && orderId !== undefined) {
+      const found = this.liveOrder(userId, orderId);
+      if ('ok' in found) return found;
+      if (found.o.instrument !== instrument) return fail(400, 'INVALID_INSTRUMENT', `Order ${orderId} is not on ${instrument}`);
+      if (found.o.side === side) return fail(400, 'INVALID_TPSL', 'A TpSl must be on the side opposite to its order');
+      const t = this.newTpSl(userId, instrument, input, found.o.id, found.o.key, found.o.filledQuantity > 0 ? 'active' : 'waitOrder');
+      return { ok: true, tpsl: tpslView(t) };
+    }
+    const pos = acc?.positions.get(instrument);
+    if (!pos || pos.qty === 0) return fail(409, 'NO_POSITION', `No open position on ${instrument}`);
+    if ((pos.qty > 0) === (side === 'BUY')) return fail(400, 'INVALID_TPSL', 'A TpSl side must close the position (SELL for a long, BUY for a short)');
+    const mark = m.markPrice;
+    if (mark !== null && tpslFires({ ...input, status: 'active' } as TpSlState, mark)) {
+      return fail(400, 'INVALID_TPSL', `${type === 'take-profit' ? 'Take-profit' : 'Stop-loss'} price is already crossed by the mark price`);
+    }
+    const t = this.newTpSl(userId, instrument, input, null, null, 'active');
+    return { ok: true, tpsl: tpslView(t) };
+  }
+
+  private findTpSl(userId: number, instrument: string, id: string): TpSlState | Reply {
+    const t = this.s.tpsls.get(id);
+    if (!t || t.userId !== userId || t.instrument !== instrument || !isLiveTpSl(t)) return fail(404, 'TPSL_NOT_FOUND', `TpSl ${id} not found`);
+    return t;
+  }
+
+  private modifyTpSl(userId: number, instrument: string, id: string, type: TpSlState['type'], side: Side, quantity: number, price: number): Reply {
+    const t = this.findTpSl(userId, instrument, id);
+    if ('ok' in t) return t;
+    const bad = this.validateTpSlInput(this.s.markets.get(instrument)!.rules, type, side, quantity, price);
+    if (bad) return bad;
+    if (side !== t.side) return fail(400, 'INVALID_TPSL', 'The side of a TpSl cannot change');
+    t.type = type;
+    t.quantity = quantity;
+    t.price = price;
+    this.touchTpSl(t);
+    return { ok: true, tpsl: tpslView(t) };
+  }
+
+  private cancelTpSl(userId: number, instrument: string, id: string): Reply {
+    const t = this.findTpSl(userId, instrument, id);
+    if ('ok' in t) return t;
+    t.status = 'cancelled';
+    t.cancelledReason = 'Cancelled by user';
+    this.s.tpsls.delete(t.id);
+    this.touchTpSl(t);
+    return { ok: true, tpsl: tpslView(t) };
+  }
+
+  // =====================================================================================================
+  // Queries
+  // =====================================================================================================
+
+  instrumentConfigs(): InstrumentConfig[] {
+    return [...this.s.markets.values()].map((m) => m.rules.config);
+  }
+
+  instrumentConfig(id: string): InstrumentConfig | undefined {
+    return this.s.markets.get(id)?.rules.config;
+  }
+
+  instrumentState(id: string): InstrumentStateView | undefined {
+    return this.s.markets.get(id)?.stateView();
+  }
+
+  matcher(): MatcherView {
+    return { ...this.s.matcher };
+  }
+
+  getOrder(userId: number, orderId: string): OrderView | undefined {
+    const key = canonicalOrderKey(orderId);
+    if (key === null) return undefined;
+    return this.s.accounts.get(userId)?.orders.get(key)?.view();
+  }
+
+  openOrders(userId: number): OrderView[] {
+    const acc = this.s.accounts.get(userId);
+    return acc ? [...acc.orders.values()].map((o) => o.view()) : [];
+  }
+
+  positions(userId: number): PositionView[] {
+    const acc = this.s.accounts.get(userId);
+    if (!acc) return [];
+    const out: PositionView[] = [];
+    for (const pos of acc.positions.values()) if (pos.qty !== 0) out.push(this.positionView(acc, pos));
+    return out;
+  }
+
+  tpsls(userId: number): TpSlView[] {
+    const out: TpSlView[] = [];
+    for (const t of this.s.tpsls.values()) if (t.userId === userId) out.push(tpslView(t));
+    return out;
+  }
+
+  account(userId: number): AvailableBalanceView {
+    const acc = this.s.accounts.get(userId) ?? newAccount(userId);
+    return this.accountView(acc);
+  }
+
+  transfer(transferId: string): TransferView | undefined {
+    const t = this.s.transfers.get(transferId);
+    return t ? { ...t } : undefined;
+  }
+
+  depth(instrument: string, maxLevel: number, grouping: Units): DepthView | undefined {
+    return this.s.markets.get(instrument)?.depth(maxLevel, grouping);
+  }
+
+  /** Largest order volume (USDT notional) the user could open on each side now. */
+  power(userId: number, instrument: string): { buy: bigint; sell: bigint } | undefined {
+    const m = this.s.markets.get(instrument);
+    if (!m) return undefined;
+    const acc = this.s.accounts.get(userId);
+    if (!acc) return { buy: 0n, sell: 0n };
+    const lev = BigInt(acc.leverage.get(instrument) ?? 1);
+    const avail = this.available(acc);
+    const base = avail > 0n ? avail * lev : 0n;
+    const pos = acc.positions.get(instrument);
+    const closing = pos && pos.qty !== 0 ? pos.cost * 2n : 0n; // closing frees its margin and reopens the other way
+    return { buy: base + (pos && pos.qty < 0 ? closing : 0n), sell: base + (pos && pos.qty > 0 ? closing : 0n) };
+  }
+
+  // =====================================================================================================
+  // Snapshots, hash, invariants
+  // =====================================================================================================
+
+  snapshot(): EngineSnapshot {
+    return { version: 1, seq: this.s.seq, state: serializeState(this.s) };
+  }
+
+  stateHash(): string {
+    return createHash('sha256').update(JSON.stringify(serializeState(this.s))).digest('hex');
+  }
+
+  checkInvariants(): void {
+    const problem = findInvariantViolation(this.s);
+    if (problem) throw new Error(`engine invariant violated: ${problem}`);
+  }
+
+  /** Money identity terms, for tests and the CLI (all money units). */
+  ledger(): { balances: Money; fees: Money; reserveFund: Money; openCost: Money; deposits: Money; withdrawals: Money } {
+    let balances = 0n;
+    let openCost = 0n;
+    for (const acc of this.s.accounts.values()) {
+      balances += acc.balance;
+      for (const p of acc.positions.values()) openCost += signedCost(p);
+    }
+    const t = this.s.totals;
+    return { balances, fees: t.fees, reserveFund: t.reserveFund, openCost, deposits: t.deposits, withdrawals: t.withdrawals };
+  }
+}
+
+export function createEngine(): Engine {
+  return new Engine();
+}
+
+export function restoreEngine(snapshot: EngineSnapshot): Engine {
+  if (!snapshot || snapshot.version !== 1) throw new Error('unsupported engine snapshot version');
+  return new Engine(restoreState(snapshot.state, snapshot.seq));
+}
+
+/** Re-exported for tests. */
+export type { TimeInForce };

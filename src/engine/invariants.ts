@@ -1,0 +1,82 @@
+/**
+ * Invariants that must hold after every command (tests call Engine.checkInvariants after each one):
+ * 1. Money is conserved exactly:
+ *      Σ balances + fees + reserve fund − Σ signed open cost = deposits − withdrawals
+ *    (signed open cost: + for longs, − for shorts; with no open positions this is the plain
+ *    "balances + fees + reserve = deposits − withdrawals"; see position-math.ts for why).
+ * 2. Open interest balances: Σ long sizes = Σ short sizes per instrument, and matches the market counters.
+ * 3. No crossed book; every price level's total equals the sum of its orders.
+ * 4. Each account's reserved open-order volume equals Σ remaining × price of its live orders.
+ */
+import type { EngineState } from './state.js';
+import type { OrderState } from './order.js';
+import { signedCost } from './position-math.js';
+
+export function findInvariantViolation(s: EngineState): string | null {
+  // 1. money
+  let balances = 0n;
+  let openCost = 0n;
+  for (const acc of s.accounts.values()) {
+    balances += acc.balance;
+    for (const p of acc.positions.values()) {
+      openCost += signedCost(p);
+      if (p.qty === 0 && p.cost !== 0n) return `closed position ${p.id} keeps cost ${p.cost}`;
+      if (p.cost < 0n) return `position ${p.id} has negative cost`;
+    }
+  }
+  const left = balances + s.totals.fees + s.totals.reserveFund - openCost;
+  const right = s.totals.deposits - s.totals.withdrawals;
+  if (left !== right) return `money not conserved: balances ${balances} + fees ${s.totals.fees} + reserve ${s.totals.reserveFund} − open cost ${openCost} = ${left} ≠ deposits − withdrawals = ${right}`;
+
+  // 2. open interest
+  const long = new Map<string, number>();
+  const short = new Map<string, number>();
+  for (const acc of s.accounts.values()) {
+    for (const p of acc.positions.values()) {
+      if (p.qty > 0) long.set(p.instrument, (long.get(p.instrument) ?? 0) + p.qty);
+      if (p.qty < 0) short.set(p.instrument, (short.get(p.instrument) ?? 0) - p.qty);
+    }
+  }
+  for (const m of s.markets.values()) {
+    const l = long.get(m.id) ?? 0;
+    const sh = short.get(m.id) ?? 0;
+    if (l !== sh) return `${m.id}: long open interest ${l} ≠ short open interest ${sh}`;
+    if (l !== m.longInterest || sh !== m.shortInterest) return `${m.id}: open interest counters ${m.longInterest}/${m.shortInterest} ≠ positions ${l}/${sh}`;
+
+    // 3. book
+    if (m.book.isCrossed()) return `${m.id}: crossed book (bid ${m.book.bestBid()} ≥ ask ${m.book.bestAsk()})`;
+    for (const side of [m.book.bids, m.book.asks]) {
+      for (const level of side.levels) {
+        let total = 0;
+        let count = 0;
+        for (let o = level.head; o !== null; o = o.next) {
+          if (o.price !== level.price) return `${m.id}: order at ${o.price} in level ${level.price}`;
+          if (o.remaining <= 0) return `${m.id}: empty order resting at ${level.price}`;
+          total += o.remaining;
+          count++;
+        }
+        if (total !== level.total || count !== level.count || count === 0) return `${m.id}: level ${level.price} totals out of step`;
+      }
+    }
+  }
+
+  // 4. reserved volume
+  for (const acc of s.accounts.values()) {
+    const expected = new Map<string, { buy: bigint; sell: bigint }>();
+    for (const o of acc.orders.values() as IterableIterator<OrderState>) {
+      const e = expected.get(o.instrument) ?? { buy: 0n, sell: 0n };
+      const raw = BigInt(o.remaining) * BigInt(o.price);
+      if (o.isBid) e.buy += raw;
+      else e.sell += raw;
+      expected.set(o.instrument, e);
+      if (!o.isLive) return `user ${acc.userId}: finished order ${o.id} still listed as open`;
+    }
+    for (const [instrument, vol] of acc.openVolume) {
+      const e = expected.get(instrument) ?? { buy: 0n, sell: 0n };
+      if (vol.buyRaw !== e.buy || vol.sellRaw !== e.sell) {
+        return `user ${acc.userId} ${instrument}: reserved volume ${vol.buyRaw}/${vol.sellRaw} ≠ open orders ${e.buy}/${e.sell}`;
+      }
+    }
+  }
+  return null;
+}

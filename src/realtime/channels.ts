@@ -1,0 +1,240 @@
+/**
+ * Maps the engine's event batches onto the real-time channels of the wire contract (`{env}:{name}`), and
+ * supplies the channel policy (authorize + history) the real-time server asks for.
+ *
+ * Per-user channels (`{id}` = exchangeId): user, funding, transfer-update, position, order, orderFills,
+ * order-fee, tpsl. Public: heartbeat, info, instruments, coin-price, funding-rate, recent-trade-{instrument},
+ * trade-{instrument}, orderBook-{instrument}-{0.1|1|10|50|100|best}. Order books are coalesced (latest
+ * state, at most one publication per channel per interval) and built from `engine.depth` when sent.
+ */
+import type { AuthService } from '../auth/types.js';
+import { ORDER_BOOK_GROUPINGS } from '../domain/enums.js';
+import { parseUnits } from '../domain/fixed.js';
+import type { ExchangeEngine } from '../engine/api.js';
+import type { EngineEvent } from '../engine/records.js';
+import {
+  coinsFromInstruments, toAccountEvent, toCoin, toDepthEvent, toFundingEvent, toInstrumentLive, toMatcherEvent, toOrder,
+  toOrderFeeEvent, toOrderFill, toPosition, toRecentTrade, toTpSl, toTradeEvent, toTransferEvent,
+} from '../records/index.js';
+import type { HistoryPolicy } from './broker.js';
+import { CoalescingPublisher } from './coalescer.js';
+import { ErrorCode } from './codes.js';
+import { Heartbeat } from './heartbeat.js';
+import type { Publish } from './publisher.js';
+import type { Authorization, Authorize, HistoryPolicyFor } from './types.js';
+
+export const USER_CHANNELS = ['user', 'funding', 'transfer-update', 'position', 'order', 'orderFills', 'order-fee', 'tpsl'] as const;
+export const PUBLIC_CHANNELS = ['heartbeat', 'info', 'instruments', 'coin-price', 'funding-rate'] as const;
+export const BOOK_SUFFIXES = [...ORDER_BOOK_GROUPINGS, 'best'] as const;
+
+/** History kept by recoverable channels (per-user channels and funding-rate). */
+export const RECOVERABLE_HISTORY: HistoryPolicy = { size: 1000, ttlMs: 600_000 };
+/** Price levels per side sent on orderBook channels. */
+export const BOOK_CHANNEL_LEVELS = 50;
+
+const USER_RE = new RegExp(`^(${USER_CHANNELS.join('|')})-(\\d+)$`);
+const BOOK_RE = /^orderBook-([A-Za-z0-9_]+)-(0\.1|1|10|50|100|best)$/;
+const TRADE_RE = /^(recent-trade|trade)-([A-Za-z0-9_]+)$/;
+
+export type ParsedChannel =
+  | { kind: 'public'; name: string }
+  | { kind: 'user'; name: string; exchangeId: number }
+  | { kind: 'instrument'; name: string; instrument: string }
+  | { kind: 'unknown' };
+
+/** Parses `{env}:{name}`; anything outside the contract is `unknown`. */
+export function parseChannel(env: string, channel: string): ParsedChannel {
+  const prefix = `${env}:`;
+  if (!channel.startsWith(prefix)) return { kind: 'unknown' };
+  const name = channel.slice(prefix.length);
+  if ((PUBLIC_CHANNELS as readonly string[]).includes(name)) return { kind: 'public', name };
+  let m = USER_RE.exec(name);
+  if (m) {
+    const exchangeId = Number(m[2]);
+    return Number.isSafeInteger(exchangeId) ? { kind: 'user', name, exchangeId } : { kind: 'unknown' };
+  }
+  m = BOOK_RE.exec(name);
+  if (m) return { kind: 'instrument', name, instrument: m[1] };
+  m = TRADE_RE.exec(name);
+  if (m) return { kind: 'instrument', name, instrument: m[2] };
+  return { kind: 'unknown' };
+}
+
+/** Reads a JWT's `exp` (seconds) without verifying it: only used to tell "expired" from "invalid". */
+function unverifiedExpiryMs(token: string): number | undefined {
+  const part = token.split('.')[1];
+  if (!part) return undefined;
+  try {
+    const payload = JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as { exp?: unknown };
+    return typeof payload.exp === 'number' ? payload.exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ChannelsOptions {
+  /** Channel prefix, e.g. `futures-perp-dev`. */
+  env: string;
+  engine: ExchangeEngine;
+  /** RealtimeServer.publish (or a fake in tests). */
+  publish: Publish;
+  auth: Pick<AuthService, 'verifyAccessToken'>;
+  bookIntervalMs?: number;
+  heartbeatMs?: number;
+  now?: () => number;
+  onError?: (err: unknown, channel: string) => void;
+}
+
+export interface BatchLike {
+  events: readonly EngineEvent[];
+}
+
+export class ExchangeChannels {
+  readonly env: string;
+  private readonly engine: ExchangeEngine;
+  private readonly rawPublish: Publish;
+  private readonly auth: Pick<AuthService, 'verifyAccessToken'>;
+  private readonly books: CoalescingPublisher;
+  private readonly heartbeat: Heartbeat;
+  private readonly now: () => number;
+  private readonly onError: (err: unknown, channel: string) => void;
+
+  constructor(opts: ChannelsOptions) {
+    this.env = opts.env;
+    this.engine = opts.engine;
+    this.rawPublish = opts.publish;
+    this.auth = opts.auth;
+    this.now = opts.now ?? Date.now;
+    this.onError = opts.onError ?? (() => {});
+    this.books = new CoalescingPublisher((ch, data) => this.send(ch, data), {
+      intervalMs: opts.bookIntervalMs ?? 50,
+      onError: this.onError,
+    });
+    this.heartbeat = new Heartbeat((ch, data) => this.send(ch, data), this.channel('heartbeat'), opts.heartbeatMs ?? 5000, this.now);
+  }
+
+  channel(name: string): string {
+    return `${this.env}:${name}`;
+  }
+
+  start(): void {
+    this.heartbeat.start();
+  }
+
+  /** Sends pending order books, stops the heartbeat. */
+  stop(): void {
+    this.heartbeat.stop();
+    this.books.flush();
+    this.books.close();
+  }
+
+  /** Event-bus subscriber: one batch per command, in seq order. */
+  readonly onBatch = (batch: BatchLike): void => {
+    for (const ev of batch.events) {
+      try {
+        this.route(ev);
+      } catch (err) {
+        this.onError(err, ev.type);
+      }
+    }
+  };
+
+  private send(channel: string, data: unknown): void {
+    try {
+      const r = this.rawPublish(channel, data);
+      if (r instanceof Promise) r.catch((err: unknown) => this.onError(err, channel));
+    } catch (err) {
+      this.onError(err, channel);
+    }
+  }
+
+  private route(ev: EngineEvent): void {
+    switch (ev.type) {
+      case 'order':
+        return this.send(this.channel(`order-${ev.order.userId}`), toOrder(ev.order));
+      case 'fill':
+        return this.send(this.channel(`orderFills-${ev.fill.userId}`), toOrderFill(ev.fill));
+      case 'orderFee':
+        return this.send(this.channel(`order-fee-${ev.fee.userId}`), toOrderFeeEvent(ev.fee));
+      case 'position':
+        return this.send(this.channel(`position-${ev.position.userId}`), toPosition(ev.position));
+      case 'funding':
+        return this.send(this.channel(`funding-${ev.funding.userId}`), toFundingEvent(ev.funding));
+      case 'transfer':
+        return this.send(this.channel(`transfer-update-${ev.transfer.userId}`), toTransferEvent(ev.transfer));
+      case 'tpsl':
+        return this.send(this.channel(`tpsl-${ev.tpsl.userId}`), toTpSl(ev.tpsl));
+      case 'account':
+        return this.send(this.channel(`user-${ev.userId}`), toAccountEvent(ev.userId, ev.marginCall, ev.updatedAt));
+      case 'trade':
+        this.send(this.channel(`recent-trade-${ev.trade.instrument}`), toRecentTrade(ev.trade));
+        return this.send(this.channel(`trade-${ev.trade.instrument}`), toTradeEvent(ev.trade));
+      case 'book':
+        return this.scheduleBooks(ev.instrument);
+      case 'instrument': {
+        const config = this.engine.instrumentConfig(ev.instrument.id);
+        if (!config) return;
+        return this.send(this.channel('instruments'), toInstrumentLive(config, ev.instrument, undefined));
+      }
+      case 'matcher':
+        return this.send(this.channel('info'), toMatcherEvent(ev.matcher));
+      case 'price': {
+        const config = this.engine.instrumentConfig(ev.instrument);
+        if (!config) return;
+        const coin = coinsFromInstruments([config]).find((c) => c.symbol === config.from);
+        if (coin) this.send(this.channel('coin-price'), toCoin(coin, ev.indexPrice));
+        return;
+      }
+    }
+  }
+
+  private scheduleBooks(instrument: string): void {
+    for (const suffix of BOOK_SUFFIXES) {
+      const best = suffix === 'best';
+      const grouping = best ? 0 : parseUnits(suffix);
+      this.books.schedule(this.channel(`orderBook-${instrument}-${suffix}`), () => {
+        const d = this.engine.depth(instrument, best ? 1 : BOOK_CHANNEL_LEVELS, grouping);
+        return d ? toDepthEvent(d, best) : { instrument, orderBook: { t: this.now(), asks: [], bids: [] } };
+      });
+    }
+  }
+
+  /** Channel policy for the real-time server. */
+  readonly authorize: Authorize = async (channel, data): Promise<Authorization> => {
+    const p = parseChannel(this.env, channel);
+    switch (p.kind) {
+      case 'unknown':
+        return { allowed: false, code: ErrorCode.unknownChannel, message: 'unknown channel' };
+      case 'public':
+        return { allowed: true };
+      case 'instrument':
+        return this.engine.instrumentConfig(p.instrument)
+          ? { allowed: true }
+          : { allowed: false, code: ErrorCode.unknownChannel, message: 'unknown instrument' };
+      case 'user': {
+        const token = typeof data === 'object' && data !== null ? (data as { accessToken?: unknown }).accessToken : undefined;
+        if (typeof token !== 'string' || token === '') {
+          return { allowed: false, code: ErrorCode.permissionDenied, message: 'accessToken required' };
+        }
+        const verified = await this.auth.verifyAccessToken(token);
+        if (!verified) {
+          const exp = unverifiedExpiryMs(token);
+          if (exp !== undefined && exp <= this.now()) {
+            return { allowed: false, code: ErrorCode.expired, message: 'token expired', temporary: true };
+          }
+          return { allowed: false, code: ErrorCode.permissionDenied, message: 'permission denied' };
+        }
+        if (verified.user.exchangeId !== p.exchangeId) {
+          return { allowed: false, code: ErrorCode.permissionDenied, message: 'permission denied' };
+        }
+        return { allowed: true, expiresAt: verified.expiresAt };
+      }
+    }
+  };
+
+  readonly historyFor: HistoryPolicyFor = (channel) => {
+    const p = parseChannel(this.env, channel);
+    if (p.kind === 'user' || (p.kind === 'public' && p.name === 'funding-rate')) return RECOVERABLE_HISTORY;
+    return null;
+  };
+}

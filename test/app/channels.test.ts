@@ -1,0 +1,83 @@
+// Channel naming and policy of src/realtime/channels.ts, with fakes (no server).
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DEMO_INSTRUMENTS } from '../../src/domain/instrument.js';
+import type { ExchangeEngine } from '../../src/engine/api.js';
+import type { EngineEvent } from '../../src/engine/records.js';
+import { ExchangeChannels, parseChannel } from '../../src/realtime/channels.js';
+import { orderView, USER } from '../api/fakes.js';
+
+const ENV = 'futures-perp-dev';
+const client = { id: 'c' };
+
+function jwt(exp: number): string {
+  const b = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  return `${b({ alg: 'ES256' })}.${b({ exp })}.sig`;
+}
+
+function setup() {
+  const sent: Array<[string, unknown]> = [];
+  const engine = {
+    instrumentConfig: (id: string) => DEMO_INSTRUMENTS.find((i) => i.id === id),
+    depth: (instrument: string) => ({ instrument, t: 5, asks: [{ price: 101e8, quantity: 1e8 }], bids: [{ price: 99e8, quantity: 2e8 }] }),
+  } as unknown as ExchangeEngine;
+  const ch = new ExchangeChannels({
+    env: ENV,
+    engine,
+    publish: (c, d) => void sent.push([c, d]),
+    auth: {
+      verifyAccessToken: async (t: string) => (t === 'good' ? { user: USER, expiresAt: 123 } : null),
+    },
+    bookIntervalMs: 10,
+  });
+  return { ch, sent };
+}
+
+describe('realtime channels mapping', () => {
+  test('parses names', () => {
+    assert.deepEqual(parseChannel(ENV, `${ENV}:order-fee-7`), { kind: 'user', name: 'order-fee-7', exchangeId: 7 });
+    assert.deepEqual(parseChannel(ENV, `${ENV}:funding-rate`), { kind: 'public', name: 'funding-rate' });
+    assert.equal(parseChannel(ENV, `${ENV}:orderBook-BTCUSDT-50`).kind, 'instrument');
+    assert.equal(parseChannel(ENV, `${ENV}:orderBook-BTCUSDT-7`).kind, 'unknown');
+    assert.equal(parseChannel(ENV, `other:info`).kind, 'unknown');
+  });
+
+  test('authorize: public, owner, other user, expired, unknown', async () => {
+    const { ch } = setup();
+    assert.deepEqual(await ch.authorize(`${ENV}:instruments`, undefined, client), { allowed: true });
+    assert.deepEqual(await ch.authorize(`${ENV}:trade-BTCUSDT`, undefined, client), { allowed: true });
+    assert.equal((await ch.authorize(`${ENV}:trade-NOPE`, undefined, client) as { code: number }).code, 102);
+    assert.deepEqual(await ch.authorize(`${ENV}:order-${USER.exchangeId}`, { accessToken: 'good' }, client), { allowed: true, expiresAt: 123 });
+    assert.equal((await ch.authorize(`${ENV}:order-999`, { accessToken: 'good' }, client) as { code: number }).code, 103);
+    assert.equal((await ch.authorize(`${ENV}:order-7`, {}, client) as { code: number }).code, 103);
+    const expired = await ch.authorize(`${ENV}:order-7`, { accessToken: jwt(1) }, client);
+    assert.deepEqual(expired, { allowed: false, code: 110, message: 'token expired', temporary: true });
+    assert.equal((await ch.authorize(`${ENV}:bogus`, undefined, client) as { code: number }).code, 102);
+  });
+
+  test('history only for per-user channels and funding-rate', () => {
+    const { ch } = setup();
+    assert.ok(ch.historyFor(`${ENV}:position-7`));
+    assert.ok(ch.historyFor(`${ENV}:funding-rate`));
+    assert.equal(ch.historyFor(`${ENV}:orderBook-BTCUSDT-best`), null);
+  });
+
+  test('routes events to channels', () => {
+    const { ch, sent } = setup();
+    const events: EngineEvent[] = [
+      { type: 'order', order: orderView() },
+      { type: 'trade', trade: { executionId: 'e', instrument: 'BTCUSDT', side: 'BUY', quantity: 1e8, price: 100e8, createdAt: 1 } },
+      { type: 'book', instrument: 'BTCUSDT', t: 5 },
+    ];
+    ch.onBatch({ events });
+    ch.stop();
+    const names = sent.map(([c]) => c);
+    assert.ok(names.includes(`${ENV}:order-${USER.exchangeId}`));
+    assert.ok(names.includes(`${ENV}:recent-trade-BTCUSDT`));
+    assert.ok(names.includes(`${ENV}:trade-BTCUSDT`));
+    for (const s of ['0.1', '1', '10', '50', '100', 'best']) assert.ok(names.includes(`${ENV}:orderBook-BTCUSDT-${s}`), s);
+    const best = sent.find(([c]) => c === `${ENV}:orderBook-BTCUSDT-best`)?.[1] as { instrument: string; orderBook: { t: number; asks: unknown[]; bids: unknown[] } };
+    assert.equal(best.instrument, 'BTCUSDT');
+    assert.equal(best.orderBook.t, 5);
+  });
+});
