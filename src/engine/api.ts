@@ -38,7 +38,12 @@ export interface ExchangeEngine {
   positions(userId: number): PositionView[];
   tpsls(userId: number): TpSlView[];
   account(userId: number): AvailableBalanceView;
+  /** Pending withdrawals only (finished transfers are history, in the read model). */
   transfer(transferId: string): TransferView | undefined;
+  /** Whether a transfer id has been applied (deposits and withdrawals, any status). */
+  hasTransfer(transferId: string): boolean;
+  /** Whether the user has used this order id (any status, while the id is inside the order-id window). */
+  hasOrderId(userId: number, orderId: string): boolean;
   /** Aggregated depth; `grouping` in Units (0 = raw price levels). */
   depth(instrument: string, maxLevel: number, grouping: Units): DepthView | undefined;
   /** Buying power: largest order volume (collateral) the user can open on each side. */

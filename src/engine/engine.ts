@@ -1333,6 +1333,15 @@ export class Engine implements ExchangeEngine {
     return t ? { ...t } : undefined;
   }
 
+  hasTransfer(transferId: string): boolean {
+    return this.s.transferIds.has(transferId);
+  }
+
+  hasOrderId(userId: number, orderId: string): boolean {
+    const key = canonicalOrderKey(orderId);
+    return key !== null && (this.s.accounts.get(userId)?.usedIds.has(key) ?? false);
+  }
+
   depth(instrument: string, maxLevel: number, grouping: Units): DepthView | undefined {
     return this.s.markets.get(instrument)?.depth(maxLevel, grouping);
   }

@@ -20,7 +20,7 @@ export interface InstrumentRules {
   minPrice: Units;
   maxPrice: Units;
   maxLeverage: number;
-  /** Sorted by maxLeverage ascending: the first tier whose maxLeverage ≥ L caps notional at leverage L. */
+  /** Sorted by maxLeverage ascending: at leverage L the notional cap is the largest limit of the tiers with maxLeverage ≥ L. */
   leverageTiers: Array<{ maxLeverage: number; notionalLimit: Money }>;
   /** Sorted by `from` ascending. */
   maintenanceTiers: MaintenanceTierRule[];
@@ -61,14 +61,13 @@ export function compileInstrument(config: InstrumentConfig): InstrumentRules {
 
 /** Largest position notional allowed at `leverage` (null = no cap configured). */
 export function notionalCap(rules: InstrumentRules, leverage: number): Money | null {
+  // A tier allows up to `maxLeverage` while the notional stays within `notionalLimit`, so at `leverage` the cap
+  // is the largest limit among the tiers that still allow that leverage (300x → 50k, 100x → 250k, 20x → 10M).
+  let cap: Money | null = null;
   for (const t of rules.leverageTiers) {
-    if (t.maxLeverage >= leverage) {
-      // the tightest tier that still allows this leverage: walk on while the next tier also allows it
-      let cap = t.notionalLimit;
-      for (const u of rules.leverageTiers) if (u.maxLeverage >= leverage && u.notionalLimit < cap) cap = u.notionalLimit;
-      return cap;
-    }
+    if (t.maxLeverage >= leverage && (cap === null || t.notionalLimit > cap)) cap = t.notionalLimit;
   }
+  if (cap !== null) return cap;
   return rules.leverageTiers.length ? 0n : null;
 }
 

@@ -91,6 +91,8 @@ export class FakeEngine implements ExchangeEngine {
   positions(userId: number) { return this.positionList.filter((p) => p.userId === userId); }
   tpsls(userId: number) { return this.tpslList.filter((t) => t.userId === userId); }
   account(): AvailableBalanceView { return account(); }
+  hasTransfer(): boolean { return false; }
+  hasOrderId(userId: number, orderId: string): boolean { return this.getOrder(userId, orderId) !== undefined; }
   transfer() { return undefined; }
   depth(instrument: string, maxLevel: number): DepthView | undefined {
     if (!this.instrumentConfig(instrument)) return undefined;

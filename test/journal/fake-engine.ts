@@ -102,6 +102,8 @@ export class FakeEngine implements ExchangeEngine {
   instrumentState() { return undefined; }
   matcher(): MatcherView { return { state: 'active', updatedAt: 0 }; }
   getOrder() { return undefined; }
+  hasTransfer(transferId: string): boolean { return this.state.transfers[transferId] !== undefined; }
+  hasOrderId(): boolean { return false; }
   openOrders() { return []; }
   positions() { return []; }
   tpsls() { return []; }

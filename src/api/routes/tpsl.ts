@@ -1,11 +1,7 @@
-/**
- * TpSl routes. The engine's TpSl commands are not in src/engine/commands.ts yet: the commands below are
- * the proposed shapes (TODO: replace PendingTpSlCommand with the engine's types once they land).
- */
+/** TpSl routes: list (read model), create / modify (signed) and cancel, through the engine's tpsl.* commands. */
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { TPSL_STATUSES, TPSL_TYPES, type Side, type TpSlType } from '../../domain/enums.js';
-import type { Units } from '../../domain/fixed.js';
+import { TPSL_STATUSES, TPSL_TYPES } from '../../domain/enums.js';
 import type { TpSlView } from '../../engine/records.js';
 import { ErrorBody, Nullable, Paged, StringEnum } from '../../records/common.js';
 import { TpSlRecord, toTpSl } from '../../records/tpsl.js';
@@ -17,12 +13,6 @@ import { notFound } from '../errors.js';
 import { execute } from '../execute.js';
 import { Body, Decimal, Instrument, InstrumentParams, Limit, Offset, OneOrMany, OrderIdAny, SideSchema, Signature, many } from '../schemas.js';
 import { requireSignature, tpslMessage } from '../signatures.js';
-
-/** TODO(engine): proposed TpSl commands; the reply is expected to carry `tpsl: TpSlView`. */
-export type PendingTpSlCommand =
-  | { kind: 'tpsl.create'; userId: number; instrument: string; type: TpSlType; side: Side; quantity: Units; price: Units; orderId: string | null }
-  | { kind: 'tpsl.modify'; userId: number; instrument: string; id: string; type: TpSlType; side: Side; quantity: Units; price: Units }
-  | { kind: 'tpsl.cancel'; userId: number; instrument: string; id: string };
 
 const errors = { '4xx': ErrorBody };
 const TpSlCreateBody = Body({
@@ -46,12 +36,10 @@ const TpSlListQuery = Type.Object({
 export function tpslRoutes(ctx: RouteContext) {
   return async function plugin(app: FastifyInstance) {
     const tags = ['tpsl'];
-    /** The engine does not know these kinds yet; the cast is the single TODO point. */
-    const run = (cmd: PendingTpSlCommand) => execute(ctx.submit, cmd as unknown as CommandInput);
-    const tpslOf = (reply: object): TpSlView => {
-      const t = (reply as { tpsl?: TpSlView }).tpsl;
-      if (!t) throw new Error('engine accepted a tpsl command without a tpsl view');
-      return t;
+    const run = (cmd: CommandInput) => execute(ctx.submit, cmd);
+    const tpslOf = (reply: { tpsl?: TpSlView }): TpSlView => {
+      if (!reply.tpsl) throw new Error('engine accepted a tpsl command without a tpsl view');
+      return reply.tpsl;
     };
 
     app.get('/api/tpsl', {
