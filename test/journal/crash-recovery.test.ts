@@ -136,9 +136,11 @@ async function crashRounds(
   const random = rng(seed);
   const { dir, cleanup } = tempDir('perpx-crash-');
   const acked: Acked[] = [];
+  let current: Child | undefined;
   try {
     for (let round = 0; round <= rounds; round++) {
       const child = new Child(dir, kind);
+      current = child;
       const [, readySeq] = await child.next('ready');
       note(`round ${round}: recovered at seq ${readySeq}, ${acked.length} acknowledged so far (seed ${seed})`);
       const lastAcked = acked.length ? Math.max(...acked.map((a) => a.seq)) : 0;
@@ -198,6 +200,8 @@ async function crashRounds(
     process.stderr.write(`crash test failed with CRASH_SEED=${seed}\n`);
     throw err;
   } finally {
+    // A failed assertion must not leave the child running (the test file would never exit).
+    if (current && current.proc.exitCode === null) current.proc.kill('SIGKILL');
     cleanup();
   }
 }
