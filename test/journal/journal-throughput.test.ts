@@ -1,7 +1,7 @@
 /**
- * Throughput of the durable path, reported as diagnostics (run with --test-reporter=spec to see them).
- * The assertions are loose floors so a slow CI disk does not make the suite flaky; the numbers are what
- * matter. Commands are ~230-byte order placements.
+ * The durable path under bursts: every appended/submitted command becomes durable (group commit). Throughput
+ * is only reported as a diagnostic — performance targets live in `npm run bench:engine`, never in timed tests.
+ * Commands are ~230-byte order placements.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -44,7 +44,7 @@ test('journal alone: append + flush per group of 1000', async (t) => {
   try {
     const journal = await openSqliteJournal({ file: join(dir, 'journal.db') });
     const fsync = new LatencyHistogram();
-    const N = 200_000;
+    const N = 30_000;
     const t0 = performance.now();
     for (let i = 1; i <= N; i++) {
       journal.append(i, { ...order(i), ts: 1_700_000_000_000 + i } as Command);
@@ -57,7 +57,6 @@ test('journal alone: append + flush per group of 1000', async (t) => {
     const seconds = (performance.now() - t0) / 1000;
     t.diagnostic(`journal: ${fmt(N / seconds)} commands/s durable; flush (txn + fsync) of 1000: p50 ≤ ${us(fsync.quantile(0.5))}, p99 ≤ ${us(fsync.quantile(0.99))}, max ${us(fsync.max)}`);
     assert.equal(journal.durableSeq(), N);
-    assert.ok(N / seconds > 20_000);
     await journal.close();
   } finally {
     cleanup();
@@ -69,7 +68,7 @@ for (const flushDelayMs of [0, 3]) test(`sequencer + journal (flushDelayMs ${flu
   try {
     const journal = await openSqliteJournal({ file: join(dir, 'journal.db') });
     const sequencer = new Sequencer({ engine: new CountingEngine(), journal, logger: silentLogger, flushDelayMs });
-    const N = 200_000;
+    const N = 30_000;
     const BURST = 2000;
     const t0 = performance.now();
     let inFlight: Promise<unknown>[] = [];
@@ -94,7 +93,6 @@ for (const flushDelayMs of [0, 3]) test(`sequencer + journal (flushDelayMs ${flu
         `ack latency p50 ≤ ${us(s.ackLatency.quantile(0.5))}, p99 ≤ ${us(s.ackLatency.quantile(0.99))}`,
     );
     assert.equal(journal.durableSeq(), N);
-    assert.ok(N / seconds > 20_000);
     await journal.close();
   } finally {
     cleanup();
