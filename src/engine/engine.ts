@@ -140,7 +140,8 @@ export class Engine implements ExchangeEngine {
     let i = 0;
     while (i < list.length && list[i].expiresAt <= this.ts) {
       const o = list[i++];
-      if (o.isLive) this.finishOrder(o, 'EXPIRED', 'Day order expired');
+      // cancelLive: out of the book (or the stop list), reserve released, no longer open.
+      if (o.isLive) this.cancelLive(o, 'EXPIRED', 'Day order expired');
     }
     list.splice(0, i);
   }
@@ -713,10 +714,7 @@ export class Engine implements ExchangeEngine {
     const value = notional(q, price);
     const book = m.book.side(maker.isBid);
     const makerAcc = this.accountOf(maker.userId);
-    const vol = openVolumeOf(makerAcc, m.id);
-    const raw = BigInt(q) * BigInt(price);
-    if (maker.isBid) vol.buyRaw -= raw;
-    else vol.sellRaw -= raw;
+    this.reserve(makerAcc, maker, -(BigInt(q) * BigInt(price)));
     if (q === maker.remaining) {
       book.remove(maker);
       maker.remaining = 0;
@@ -793,13 +791,17 @@ export class Engine implements ExchangeEngine {
     else this.endPositionTpSls(acc.userId, m.id, 'Position closed');
   }
 
+  /** Adds `raw` (Σ quantity × price, 1e-16 units; negative to release) to the order side's reserved volume. */
+  private reserve(acc: Account, o: OrderState, raw: bigint): void {
+    const vol = openVolumeOf(acc, o.instrument);
+    if (o.isBid) vol.buyRaw += raw;
+    else vol.sellRaw += raw;
+  }
+
   /** Puts the order's remainder in the book and reserves its margin. */
   private rest(acc: Account, m: Market, o: OrderState): void {
     m.book.side(o.isBid).add(o);
-    const vol = openVolumeOf(acc, m.id);
-    const raw = BigInt(o.remaining) * BigInt(o.price);
-    if (o.isBid) vol.buyRaw += raw;
-    else vol.sellRaw += raw;
+    this.reserve(acc, o, BigInt(o.remaining) * BigInt(o.price));
     acc.orders.set(o.key, o);
     if (o.timeInForce === 'DAY' && o.expiresAt === 0) {
       o.expiresAt = ORDER_ID_EPOCH_MS + (dayNumber(o.createdAt) + 1) * DAY_MS;
@@ -829,10 +831,7 @@ export class Engine implements ExchangeEngine {
       const i = m.stops.indexOf(o);
       if (i >= 0) m.stops.splice(i, 1);
     }
-    const vol = openVolumeOf(acc, m.id);
-    const raw = BigInt(o.remaining) * BigInt(o.price);
-    if (o.isBid) vol.buyRaw -= raw;
-    else vol.sellRaw -= raw;
+    this.reserve(acc, o, -(BigInt(o.remaining) * BigInt(o.price)));
     acc.orders.delete(o.key);
     this.finishOrder(o, status, reason);
   }
@@ -846,12 +845,14 @@ export class Engine implements ExchangeEngine {
     const ref = m.markPrice ?? m.lastPrice;
     const stop = o.stopPrice!;
     o.triggerUp = ref === null ? o.isBid : stop > ref;
-    const vol = openVolumeOf(acc, m.id);
-    const raw = BigInt(o.remaining) * BigInt(o.price);
-    if (o.isBid) vol.buyRaw += raw;
-    else vol.sellRaw += raw;
+    this.reserve(acc, o, BigInt(o.remaining) * BigInt(o.price));
     acc.orders.set(o.key, o);
     m.stops.push(o);
+    // A DAY stop expires at the next UTC midnight whether or not it has triggered by then.
+    if (o.timeInForce === 'DAY' && o.expiresAt === 0) {
+      o.expiresAt = ORDER_ID_EPOCH_MS + (dayNumber(o.createdAt) + 1) * DAY_MS;
+      this.dayOrders.push(o);
+    }
     if (ref !== null && ref === stop) this.triggerStop(acc, m, o);
     return o;
   }
@@ -859,10 +860,7 @@ export class Engine implements ExchangeEngine {
   private triggerStop(acc: Account, m: Market, o: OrderState): void {
     const i = m.stops.indexOf(o);
     if (i >= 0) m.stops.splice(i, 1);
-    const vol = openVolumeOf(acc, m.id);
-    const raw = BigInt(o.remaining) * BigInt(o.price);
-    if (o.isBid) vol.buyRaw -= raw;
-    else vol.sellRaw -= raw;
+    this.reserve(acc, o, -(BigInt(o.remaining) * BigInt(o.price)));
     acc.orders.delete(o.key);
     o.triggeredAt = this.ts;
     o.placedSeq = this.s.seq;
@@ -957,9 +955,7 @@ export class Engine implements ExchangeEngine {
       o.smp = input.smp.smp === true;
     }
     // ---- apply ----
-    const vol = openVolumeOf(acc, m.id);
-    if (o.isBid) vol.buyRaw += newRaw - oldRaw;
-    else vol.sellRaw += newRaw - oldRaw;
+    this.reserve(acc, o, newRaw - oldRaw);
     o.postOnly = postOnly;
     o.quantity = q;
     o.limitPrice = price;
@@ -983,8 +979,7 @@ export class Engine implements ExchangeEngine {
     }
     // Re-queue at the back (new price or more size): leave the book, then trade/rest like a new order.
     side.remove(o);
-    if (o.isBid) vol.buyRaw -= newRaw;
-    else vol.sellRaw -= newRaw;
+    this.reserve(acc, o, -newRaw);
     acc.orders.delete(o.key);
     o.price = price;
     o.remaining = newRemaining;

@@ -71,7 +71,10 @@ export class OrderState implements BookOrder {
       id: this.id, userId: this.userId, instrument: this.instrument, type: this.type, side: this.side,
       status: this.status, rejectedReason: this.rejectedReason, timeInForce: this.timeInForce, postOnly: this.postOnly,
       leverage: this.leverage, quantity: this.quantity, limitPrice: this.limitPrice, stopPrice: this.stopPrice,
-      group: this.group, unFilledQuantity: this.remaining, cashQuantity: this.cashQuantity,
+      group: this.group,
+      // A finished order reports what was never filled (quantity − filled); a live one, what still rests.
+      unFilledQuantity: isFinal(this.status) ? this.quantity - this.filledQuantity : this.remaining,
+      cashQuantity: this.cashQuantity,
       filledQuantity: this.filledQuantity, filledValue: this.filledValue, realizedPnL: this.realizedPnL, fee: this.fee,
       triggeredAt: this.triggeredAt, createdAt: this.createdAt, updatedAt: this.updatedAt,
     };
