@@ -79,7 +79,7 @@ export class Engine implements ExchangeEngine {
       transfers: new Map(),
       transferIds: new Set(),
       totals: { deposits: 0n, withdrawals: 0n, fees: 0n, reserveFund: 0n },
-      counters: { execution: 0, position: 0, tpsl: 0, systemOrder: 0 },
+      counters: { execution: 0, position: 0, tpsl: 0, systemOrder: 0, placement: 0 },
       prunedDay: 0,
     };
     for (const acc of this.s.accounts.values()) {
@@ -352,7 +352,11 @@ export class Engine implements ExchangeEngine {
    */
   private available(acc: Account, extra?: { instrument: string; buyRaw: bigint; sellRaw: bigint; leverage: number }): Money {
     let total = acc.balance - acc.pendingWithdrawals;
-    if (extra) openVolumeOf(acc, extra.instrument);
+    // An instrument the user has no orders/position on yet has no openVolume entry: count the extra volume
+    // here rather than creating the entry (a refused command must not change state).
+    if (extra && !acc.openVolume.has(extra.instrument)) {
+      total -= instrumentLock(acc.positions.get(extra.instrument), undefined, extra.leverage, extra.buyRaw, extra.sellRaw).lock;
+    }
     for (const [instrument, vol] of acc.openVolume) {
       const pos = acc.positions.get(instrument);
       const isExtra = extra !== undefined && extra.instrument === instrument;
@@ -543,7 +547,7 @@ export class Engine implements ExchangeEngine {
     );
     o.smp = input.smp?.smp === true;
     o.reduceOnly = reduceOnly;
-    o.placedSeq = this.s.seq;
+    o.placedSeq = ++this.s.counters.placement;
     this.touchedOrders.add(o);
     if (input.tpsl) for (const t of input.tpsl) this.attachTpSl(acc, o, t);
 
@@ -863,7 +867,7 @@ export class Engine implements ExchangeEngine {
     this.reserve(acc, o, -(BigInt(o.remaining) * BigInt(o.price)));
     acc.orders.delete(o.key);
     o.triggeredAt = this.ts;
-    o.placedSeq = this.s.seq;
+    o.placedSeq = ++this.s.counters.placement;
     this.touchOrder(o);
     if (this.s.matcher.state !== 'active' || m.trading === 'none' || m.trading === 'restricted') {
       this.finishOrder(o, 'CANCELLED', 'Trading halted when the stop triggered');
@@ -983,7 +987,7 @@ export class Engine implements ExchangeEngine {
     acc.orders.delete(o.key);
     o.price = price;
     o.remaining = newRemaining;
-    o.placedSeq = this.s.seq;
+    o.placedSeq = ++this.s.counters.placement;
     this.touchBook(m);
     this.execute(acc, m, o);
     return { ok: true, order: o.view() };

@@ -31,7 +31,7 @@ export class OrderState implements BookOrder {
   reduceOnly = false;
   /** DAY orders: epoch ms at which they expire (next UTC midnight after creation); 0 = never. */
   expiresAt = 0;
-  /** Engine seq of the command that placed it: restores per-user order lists in arrival order. */
+  /** Arrival number (counters.placement) when it last entered the book or the stop list. */
   placedSeq = 0;
 
   constructor(

@@ -23,6 +23,8 @@ export interface Counters {
   position: number;
   tpsl: number;
   systemOrder: number;
+  /** Arrival order of live orders (also several per command, e.g. a batch): restores per-user order lists. */
+  placement: number;
 }
 
 export interface EngineState {

@@ -1,0 +1,329 @@
+// Engine benchmark (`npm run bench:engine`). Not a test: prints a markdown table.
+//
+// One seeded mixed stream (55% limit, 35% cancel, 10% market/IOC; 1,000 users; BTCUSDT + ETHUSDT) run in
+// this process through
+//   (a) the bare order book (src/engine/order-book.ts),
+//   (b) the full engine (margin checks, events, replies),
+//   (c) the engine behind the Sequencer with the SQLite journal and fsync group commit,
+//   (d) the npm package `nodejs-order-book` (peer),
+// plus heap bytes per resting order with 1,000,000 orders resting.
+//
+// Method
+// - The stream is generated once up front (mulberry32) in typed arrays; each run builds its own inputs
+//   (engine commands, peer arguments) before its timed loop. Every implementation first runs a separate
+//   warm-up stream (different seed and ids) on a throw-away instance.
+// - ops/s: median of BENCH_REPS untimed passes, each on a fresh instance (no per-command timer).
+// - p50/p99/p99.9: one more pass with process.hrtime.bigint() around every command (a, b, d); the
+//   printed timer overhead is included in those numbers. (c) reports submit → durable acknowledgement.
+// - Heap: global.gc() before/after (the script re-spawns itself with --expose-gc if needed).
+//
+// Environment: BENCH_OPS (stream length, default 1,000,000), BENCH_WARMUP (default 200,000),
+// BENCH_REPS (default 3), BENCH_HEAP_ORDERS (default 1,000,000), BENCH_HEAP_USERS (default 10,000),
+// BENCH_INFLIGHT (commands submitted per event-loop turn in (c), default 4,096), BENCH_SEED,
+// BENCH_RUNS (subset of "a,b,c,d,heap"), BENCH_DIR (where (c)'s journal goes; default the OS temp dir),
+// BENCH_PASS_BUDGET_SEC (stop repeating untimed passes after this long, default 15).
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import type { ExchangeEngine } from '../src/engine/api.js';
+import { heapBare, heapEngine, heapPeer, type HeapResult } from './engine/heap.js';
+import {
+  barePass, enginePass, engineCommands, journalPass, peerArgs, peerPass, ResultTally,
+  type EngineFactory, type JournalPassResult, type PassResult,
+} from './engine/runs.js';
+import { gcNow, int, median, percentilesUs, timerOverheadNs, us, type Percentiles } from './engine/stats.js';
+import { BASE_TS, generateWorkload, type Workload } from './engine/workload.js';
+
+// ---------------------------------------------------------------- re-spawn with --expose-gc
+
+if (typeof (globalThis as { gc?: unknown }).gc !== 'function') {
+  const self = fileURLToPath(import.meta.url);
+  const loader = process.execArgv.length > 0 ? process.execArgv : ['--import', 'tsx'];
+  const r = spawnSync(process.execPath, [...loader, '--expose-gc', self, ...process.argv.slice(2)], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+}
+
+// ---------------------------------------------------------------- configuration
+
+const envInt = (name: string, def: number): number => {
+  const v = process.env[name];
+  if (v === undefined || v === '') return def;
+  const n = Number(v.replace(/_/g, ''));
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer`);
+  return n;
+};
+
+const OPS = envInt('BENCH_OPS', 1_000_000);
+const WARMUP = envInt('BENCH_WARMUP', Math.min(200_000, OPS));
+const REPS = Math.max(1, envInt('BENCH_REPS', 3));
+const HEAP_ORDERS = envInt('BENCH_HEAP_ORDERS', 1_000_000);
+const HEAP_USERS = envInt('BENCH_HEAP_USERS', 10_000);
+const INFLIGHT = Math.max(1, envInt('BENCH_INFLIGHT', 4096));
+const SEED = envInt('BENCH_SEED', 20261122);
+/** Untimed repetitions stop once they have taken this long together (the latency pass still runs). */
+const PASS_BUDGET_SEC = envInt('BENCH_PASS_BUDGET_SEC', 15);
+const USERS = 1000;
+const RUNS = new Set((process.env.BENCH_RUNS ?? 'a,b,c,d,heap').split(',').map((s) => s.trim()));
+
+const TARGETS = {
+  bareOps: 2_000_000,
+  bareVsPeer: 40,
+  engineOps: 500_000,
+  engineP99Us: 20,
+  journalOps: 150_000,
+  heapBytes: 400,
+};
+
+const log = (msg: string): void => {
+  process.stderr.write(`[bench] ${msg}\n`);
+};
+
+// ---------------------------------------------------------------- engine loading
+
+/** Loaded through a computed specifier so this file type-checks whether or not src/engine/engine.ts exists. */
+async function loadEngine(): Promise<{ create?: EngineFactory; problem?: string }> {
+  if (!existsSync(fileURLToPath(new URL('../src/engine/engine.ts', import.meta.url)))) {
+    return { problem: 'src/engine/engine.ts does not exist yet' };
+  }
+  const specifier: string = '../src/engine/engine.js';
+  try {
+    const mod = (await import(specifier)) as { createEngine?: () => ExchangeEngine };
+    if (typeof mod.createEngine !== 'function') return { problem: 'src/engine/engine.ts does not export createEngine()' };
+    return { create: mod.createEngine };
+  } catch (err) {
+    return { problem: `src/engine/engine.ts failed to load: ${String(err).split('\n')[0]}` };
+  }
+}
+
+// ---------------------------------------------------------------- runs
+
+interface RunRow {
+  name: string;
+  opsPerSec?: number;
+  lat?: Percentiles;
+  notes: string;
+}
+
+const fmtNotes = (o: Record<string, number | string>): string =>
+  Object.entries(o).map(([k, v]) => `${k} ${typeof v === 'number' ? int(v) : v}`).join(', ');
+
+function throughput(passes: PassResult[], n: number): number {
+  return median(passes.map((p) => n / (p.elapsedNs / 1e9)));
+}
+
+/**
+ * "1,200,000 / 1,300,000 ops/s wall; 1,350,000 / 1,360,000 ops per main-thread CPU second; process CPU / wall 101%, 99%"
+ */
+function passSummary(passes: PassResult[], n: number): string {
+  const rates = passes.map((p) => int(n / (p.elapsedNs / 1e9))).join(' / ');
+  const perCpu = passes.map((p) => (p.mainCpuNs ? int(n / (p.mainCpuNs / 1e9)) : '?')).join(' / ');
+  const util = passes.map((p) => (p.cpuNs === undefined ? '?' : `${Math.round((100 * p.cpuNs) / p.elapsedNs)}%`)).join(', ');
+  return `${rates} ops/s wall; ${perCpu} ops per main-thread CPU second; process CPU time / wall ${util}`;
+}
+
+function runSync(label: string, n: number, pass: (timed: boolean) => PassResult, warm: () => void): { opsPerSec: number; timed: PassResult; summary: string } {
+  log(`${label}: warm-up`);
+  warm();
+  const passes: PassResult[] = [];
+  let spentNs = 0;
+  for (let r = 0; r < REPS; r++) {
+    // A slow implementation gets fewer repetitions, so the whole benchmark stays within a few minutes.
+    if (r > 0 && spentNs > PASS_BUDGET_SEC * 1e9) {
+      log(`${label}: ${r} pass(es) took ${(spentNs / 1e9).toFixed(0)} s; skipping the remaining repetitions`);
+      break;
+    }
+    passes.push(pass(false));
+    spentNs += passes[r].elapsedNs;
+    log(`${label}: pass ${r + 1}/${REPS}: ${passSummary([passes[r]], n)}`);
+  }
+  const timed = pass(true);
+  log(`${label}: latency pass done`);
+  return { opsPerSec: throughput(passes, n), timed, summary: passSummary(passes, n) };
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const loadStart = os.loadavg()[0];
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  let pkgVersion = '?';
+  try {
+    pkgVersion = (JSON.parse(readFileSync(new URL('../node_modules/nodejs-order-book/package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    /* ignore */
+  }
+
+  log(`generating ${int(OPS)} ops + ${int(WARMUP)} warm-up ops (seed ${SEED})`);
+  const tg = process.hrtime.bigint();
+  const w: Workload = generateWorkload({ ops: OPS, seed: SEED, users: USERS, tsStart: BASE_TS + 100_000, idBase: 0 });
+  const warm: Workload = generateWorkload({ ops: WARMUP, seed: SEED ^ 0x5eed, users: USERS, tsStart: BASE_TS + 100_000, idBase: 0x4000_0000 });
+  log(`generated in ${(Number(process.hrtime.bigint() - tg) / 1e9).toFixed(1)} s; reference book: ${int(w.counts.fills)} fills, ${int(w.counts.restingAtEnd)} resting at end`);
+
+  const overhead = timerOverheadNs();
+  const rows: RunRow[] = [];
+  const extra: string[] = [];
+  let bareOps: number | undefined;
+  let peerOps: number | undefined;
+  let engineOps: number | undefined;
+  let engineLat: Percentiles | undefined;
+  let journalOps: number | undefined;
+  const heap: Array<{ name: string; r: HeapResult }> = [];
+
+  // (a) bare order book
+  if (RUNS.has('a')) {
+    const r = runSync('(a) bare book', w.n, (timed) => barePass(w, timed), () => {
+      barePass(warm, false);
+      barePass(warm, true);
+    });
+    bareOps = r.opsPerSec;
+    rows.push({ name: '(a) bare order book', opsPerSec: r.opsPerSec, lat: percentilesUs(r.timed.lat!), notes: fmtNotes(r.timed.notes) });
+    extra.push(`(a) passes: ${r.summary}`);
+  }
+
+  // (b) full engine, (c) engine + journal
+  const loaded = RUNS.has('b') || RUNS.has('c') || RUNS.has('heap') ? await loadEngine() : {};
+  const createEngine = loaded.create;
+  if (loaded.problem) {
+    log(`engine not run: ${loaded.problem}`);
+    if (RUNS.has('b')) rows.push({ name: '(b) engine (margin checks)', notes: `not run: ${loaded.problem}` });
+    if (RUNS.has('c')) rows.push({ name: '(c) engine + journal (fsync group commit)', notes: `not run: ${loaded.problem}` });
+  }
+  if (createEngine && RUNS.has('b')) {
+    const cmds = engineCommands(w);
+    const warmCmds = engineCommands(warm);
+    const r = runSync('(b) engine', w.n, (timed) => enginePass(createEngine, USERS, cmds, timed), () => {
+      enginePass(createEngine, USERS, warmCmds, false);
+      enginePass(createEngine, USERS, warmCmds, true);
+    });
+    engineOps = r.opsPerSec;
+    engineLat = percentilesUs(r.timed.lat!);
+    const tally = (r.timed as PassResult & { tally: ResultTally }).tally;
+    rows.push({ name: '(b) engine (margin checks)', opsPerSec: r.opsPerSec, lat: engineLat, notes: fmtNotes({ ...r.timed.notes, events: tally.events }) });
+    extra.push(`(b) passes: ${r.summary}; max latency ${us(engineLat.max)} µs`);
+    for (const line of tally.detail()) extra.push(`(b) ${line}`);
+    for (const s of tally.samples) extra.push(`(b) e.g. ${s}`);
+    try {
+      (r.timed as PassResult & { engine: ExchangeEngine }).engine.checkInvariants();
+      extra.push('(b) engine.checkInvariants() after the stream: ok');
+    } catch (err) {
+      extra.push(`(b) engine.checkInvariants() after the stream FAILED: ${String(err)}`);
+    }
+  }
+  if (createEngine && RUNS.has('c')) {
+    const cmds = engineCommands(w);
+    const warmCmds = engineCommands(warm).slice(0, Math.min(50_000, warm.n));
+    log('(c) engine + journal: warm-up');
+    await journalPass(createEngine, USERS, warmCmds, INFLIGHT);
+    log('(c) engine + journal: measuring');
+    let r: JournalPassResult | undefined;
+    try {
+      r = await journalPass(createEngine, USERS, cmds, INFLIGHT);
+    } catch (err) {
+      rows.push({ name: '(c) engine + journal (fsync group commit)', notes: `failed: ${String(err)}` });
+    }
+    if (r) {
+      journalOps = w.n / (r.elapsedNs / 1e9);
+      extra.push(`(c) pass: ${passSummary([r], w.n)}`);
+      const lat = percentilesUs(r.lat!);
+      rows.push({
+        name: '(c) engine + journal (fsync group commit)',
+        opsPerSec: journalOps,
+        lat,
+        notes: `latency = submit → durable ack; ${int(INFLIGHT)} submitted per turn; ${int(r.flushes)} fsync'd commits `
+          + `(avg ${int(r.flushedCommands / Math.max(1, r.flushes))} cmds, p99 ≤ ${r.flushP99Ms} ms); `
+          + `${(r.journalBytes / 1e6).toFixed(0)} MB journal; ${fmtNotes(r.notes)}`,
+      });
+    }
+    log(`(c) done: ${journalOps ? int(journalOps) : '–'} cmds/s`);
+  }
+
+  // (d) peer
+  if (RUNS.has('d')) {
+    const args = peerArgs(w);
+    const warmArgs = peerArgs(warm);
+    const r = runSync('(d) nodejs-order-book', w.n, (timed) => peerPass(w, args, timed), () => {
+      peerPass(warm, warmArgs, false);
+      peerPass(warm, warmArgs, true);
+    });
+    peerOps = r.opsPerSec;
+    rows.push({ name: `(d) nodejs-order-book ${pkgVersion} (peer)`, opsPerSec: r.opsPerSec, lat: percentilesUs(r.timed.lat!), notes: fmtNotes(r.timed.notes) });
+    extra.push(`(d) passes: ${r.summary}`);
+  }
+
+  // heap per resting order
+  if (RUNS.has('heap') && HEAP_ORDERS > 0) {
+    gcNow();
+    log(`heap: bare book, ${int(HEAP_ORDERS)} resting`);
+    heap.push({ name: 'bare order book (node + Map id → node)', r: heapBare(HEAP_ORDERS, HEAP_USERS, SEED) });
+    gcNow();
+    if (createEngine) {
+      log(`heap: engine, ${int(HEAP_ORDERS)} resting`);
+      try {
+        heap.push({ name: 'engine', r: heapEngine(createEngine, HEAP_ORDERS, HEAP_USERS, SEED) });
+      } catch (err) {
+        extra.push(`heap: engine run failed: ${String(err)}`);
+      }
+      gcNow();
+    }
+    log(`heap: nodejs-order-book, ${int(HEAP_ORDERS)} resting`);
+    heap.push({ name: `nodejs-order-book ${pkgVersion}`, r: heapPeer(HEAP_ORDERS, HEAP_USERS, SEED) });
+  }
+
+  // ---------------------------------------------------------------- report
+  const out: string[] = [];
+  out.push('## perpx engine benchmark', '');
+  const loadEnd = os.loadavg()[0];
+  out.push(
+    `Node ${process.version}, ${os.cpus().length} × ${cpu}, ${os.platform()} ${os.arch()}; `
+      + `1-min load average ${loadStart.toFixed(1)} at start, ${loadEnd.toFixed(1)} at end`
+      + (Math.max(loadStart, loadEnd) > 1.5 ? ' (**other processes were competing for the CPUs: absolute numbers are low**)' : '')
+      + '.',
+  );
+  out.push(
+    `Stream: ${int(w.n)} ops, seed ${SEED}: ${int(w.counts.limit)} limit (GTC, ~10% marketable), ${int(w.counts.cancel)} cancel, `
+      + `${int(w.counts.ioc)} LIMIT IOC + ${int(w.counts.market)} MARKET; ${USERS} users; BTCUSDT + ETHUSDT. `
+      + `Warm-up: ${int(warm.n)} ops on a separate instance per run. ops/s = median of up to ${REPS} untimed passes (fewer once they take ${PASS_BUDGET_SEC} s); `
+      + `latencies from one extra pass with process.hrtime.bigint() around each command (timer overhead ≈ ${int(overhead)} ns, included).`,
+  );
+  out.push('');
+  out.push('| run | ops/s | p50 µs | p99 µs | p99.9 µs | notes |');
+  out.push('|---|---:|---:|---:|---:|---|');
+  for (const r of rows) {
+    out.push(`| ${r.name} | ${r.opsPerSec ? int(r.opsPerSec) : '–'} | ${r.lat ? us(r.lat.p50) : '–'} | ${r.lat ? us(r.lat.p99) : '–'} | ${r.lat ? us(r.lat.p999) : '–'} | ${r.notes} |`);
+  }
+  out.push('');
+  if (bareOps && peerOps) out.push(`Ratio (a)/(d): **${(bareOps / peerOps).toFixed(1)}×**` + (engineOps ? `; (b)/(d): ${(engineOps / peerOps).toFixed(1)}×` : '') + '.', '');
+
+  if (heap.length) {
+    out.push(`Heap per resting order (${int(HEAP_ORDERS)} non-crossing GTC limits on both instruments, ${int(HEAP_USERS)} users; gc() before/after):`, '');
+    out.push('| structure | bytes / resting order | inserts/s | resting | notes |');
+    out.push('|---|---:|---:|---:|---|');
+    for (const h of heap) out.push(`| ${h.name} | ${int(h.r.bytesPerOrder)} | ${int(h.r.insertsPerSec)} | ${int(h.r.resting)} | ${h.r.note} |`);
+    out.push('');
+  }
+
+  const engineHeap = heap.find((h) => h.name === 'engine')?.r;
+  const verdict = (ok: boolean | undefined): string => (ok === undefined ? 'not measured' : ok ? '**pass**' : '**FAIL**');
+  out.push('| target | measured | result |');
+  out.push('|---|---:|---|');
+  out.push(`| (a) bare book ≥ ${int(TARGETS.bareOps)} ops/s | ${bareOps ? int(bareOps) : '–'} | ${verdict(bareOps === undefined ? undefined : bareOps >= TARGETS.bareOps)} |`);
+  const ratio = bareOps && peerOps ? bareOps / peerOps : undefined;
+  out.push(`| (a) ≥ ${TARGETS.bareVsPeer}× the peer (d) | ${ratio ? ratio.toFixed(1) + '×' : '–'} | ${verdict(ratio === undefined ? undefined : ratio >= TARGETS.bareVsPeer)} |`);
+  out.push(`| (b) engine ≥ ${int(TARGETS.engineOps)} ops/s | ${engineOps ? int(engineOps) : '–'} | ${verdict(engineOps === undefined ? undefined : engineOps >= TARGETS.engineOps)} |`);
+  out.push(`| (b) engine p99 ≤ ${TARGETS.engineP99Us} µs | ${engineLat ? us(engineLat.p99) : '–'} | ${verdict(engineLat === undefined ? undefined : engineLat.p99 <= TARGETS.engineP99Us)} |`);
+  out.push(`| (c) engine + journal ≥ ${int(TARGETS.journalOps)} commands/s | ${journalOps ? int(journalOps) : '–'} | ${verdict(journalOps === undefined ? undefined : journalOps >= TARGETS.journalOps)} |`);
+  out.push(`| engine heap ≤ ${TARGETS.heapBytes} bytes / resting order | ${engineHeap ? int(engineHeap.bytesPerOrder) : '–'} | ${verdict(engineHeap === undefined ? undefined : engineHeap.bytesPerOrder <= TARGETS.heapBytes)} |`);
+  out.push('');
+  if (extra.length) {
+    out.push('Details:', '');
+    for (const e of extra) out.push(`- ${e}`);
+    out.push('');
+  }
+  out.push(`Total benchmark time ${((Date.now() - started) / 1000).toFixed(0)} s.`);
+  console.log(out.join('\n'));
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,101 @@
+/**
+ * CPU profile of this process's main thread (node:inspector), written as a .cpuprofile (open it in Chrome
+ * DevTools or speedscope) and summarized as self time per function and per area of the code.
+ * Worker threads (signature recovery) are not in it.
+ */
+import { Session } from 'node:inspector/promises';
+import { writeFileSync } from 'node:fs';
+
+interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+}
+interface ProfileNode {
+  id: number;
+  callFrame: CallFrame;
+  hitCount?: number;
+}
+export interface Profile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples?: number[];
+  timeDeltas?: number[];
+}
+
+export class CpuProfiler {
+  private session = new Session();
+
+  async start(): Promise<void> {
+    this.session.connect();
+    await this.session.post('Profiler.enable');
+    await this.session.post('Profiler.setSamplingInterval', { interval: 200 });
+    await this.session.post('Profiler.start');
+  }
+
+  async stop(file: string): Promise<Profile> {
+    const { profile } = (await this.session.post('Profiler.stop')) as unknown as { profile: Profile };
+    await this.session.post('Profiler.disable');
+    this.session.disconnect();
+    writeFileSync(file, JSON.stringify(profile));
+    return profile;
+  }
+}
+
+/** Which part of the system a frame belongs to. */
+function area(f: CallFrame): string {
+  const u = f.url;
+  if (!u) return f.functionName.startsWith('(') ? f.functionName : '(native / builtins)';
+  if (u.startsWith('node:')) {
+    if (/_http_|http_parser|node:http|node:net|stream|node:internal\/(net|stream|http)/.test(u)) return 'node: http / net / streams';
+    return 'node: other internals';
+  }
+  const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u);
+  if (m) {
+    const pkg = m[1];
+    if (pkg === 'fastify' || pkg.startsWith('@fastify/') || ['find-my-way', 'light-my-request', 'avvio', 'fast-json-stringify', 'secure-json-parse', 'fast-querystring', 'abstract-logging', 'toad-cache'].includes(pkg)) return 'fastify (+ its deps)';
+    if (pkg === 'ajv' || pkg.startsWith('ajv-') || pkg === 'fast-uri' || pkg === '@sinclair/typebox') return 'validation (ajv/typebox)';
+    return `npm: ${pkg}`;
+  }
+  const s = /\/src\/([^/]+)\//.exec(u);
+  if (s) return `src/${s[1]}`;
+  if (u.includes('/bench/')) return 'bench (this harness)';
+  if (u.startsWith('evalmachine') || u.includes('ajv')) return 'validation (ajv/typebox)';
+  return u.replace(/^file:\/\//, '').slice(-60);
+}
+
+/** Self time by area and by function; with `requests`, also µs per request (main thread). */
+export function summarize(p: Profile, top = 25, requests = 0): string {
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const selfUs = new Map<number, number>();
+  if (p.samples && p.timeDeltas) {
+    for (let i = 0; i < p.samples.length; i++) {
+      const d = p.timeDeltas[i + 1] ?? 0;
+      selfUs.set(p.samples[i], (selfUs.get(p.samples[i]) ?? 0) + d);
+    }
+  }
+  let total = 0;
+  const fn = new Map<string, number>();
+  const ar = new Map<string, number>();
+  for (const [id, us] of selfUs) {
+    const n = byId.get(id);
+    if (!n) continue;
+    total += us;
+    const cf = n.callFrame;
+    const file = cf.url.replace(/^file:\/\//, '').replace(/^.*\/(node_modules\/)/, '$1').replace(/^.*\/(src|bench)\//, '$1/');
+    const key = `${cf.functionName || '(anonymous)'}  ${file}${cf.url ? ':' + (cf.lineNumber + 1) : ''}`;
+    fn.set(key, (fn.get(key) ?? 0) + us);
+    const a = area(cf);
+    ar.set(a, (ar.get(a) ?? 0) + us);
+  }
+  const pct = (us: number) =>
+    ((100 * us) / Math.max(1, total)).toFixed(1).padStart(5) + ' %' + (requests > 0 ? (us / requests).toFixed(1).padStart(8) + ' µs/req' : '');
+  const lines: string[] = [];
+  lines.push(`main-thread CPU profile: ${(total / 1000).toFixed(0)} ms sampled` + (requests > 0 ? ` over ${requests} requests` : ''));
+  lines.push('self time by area:');
+  for (const [k, us] of [...ar].sort((a, b) => b[1] - a[1])) lines.push(`  ${pct(us)}  ${k}`);
+  lines.push(`top ${top} functions by self time:`);
+  for (const [k, us] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${pct(us)}  ${k}`);
+  return lines.join('\n');
+}
