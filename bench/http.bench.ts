@@ -84,10 +84,15 @@ function machineDelta(a: MachineCpu, b: MachineCpu): MachineCpu {
   return { proc: b.proc - a.proc, irq: b.irq - a.irq, steal: b.steal - a.steal };
 }
 
+/** Stages during which other processes took a notable share of the CPU (the numbers are then low). */
+const contended: string[] = [];
+
 /** "other processes N %" (+ irq / steal when notable), from machine CPU minus this bench's processes. */
-function othersNote(m: MachineCpu, mineMs: number, wallMs: number): string {
+function othersNote(stageName: string, m: MachineCpu, mineMs: number, wallMs: number): string {
   const pct = (x: number) => fmt((100 * x) / wallMs);
-  let s = `other processes ${pct(Math.max(0, m.proc - mineMs))} %`;
+  const others = Math.max(0, m.proc - mineMs);
+  if ((100 * (others + m.steal)) / wallMs > 15) contended.push(`${stageName} (${pct(others + m.steal)} %)`);
+  let s = `other processes ${pct(others)} %`;
   if ((100 * m.irq) / wallMs >= 5) s += `, softirq ${pct(m.irq)} %`;
   if ((100 * m.steal) / wallMs >= 5) s += `, steal ${pct(m.steal)} %`;
   return s;
@@ -134,7 +139,7 @@ async function ceiling(threads: number, warmupMs: number, durationMs: number): P
   );
   const wall = performance.now() - t0;
   const c = process.cpuUsage(cpu0);
-  const others = othersNote(machineDelta(busy0, machineCpu()), (c.user + c.system) / 1000, wall);
+  const others = othersNote(`(1) ${threads} thread(s)`, machineDelta(busy0, machineCpu()), (c.user + c.system) / 1000, wall);
   await Promise.all(workers.map((w) => w.terminate()));
   const rate = results.reduce((s, r) => s + (r.ops / r.elapsedMs) * 1000, 0);
   const all = new Float64Array(results.reduce((s, r) => s + r.ops, 0));
@@ -376,7 +381,7 @@ function okCount(status: Record<string, number>): number {
   return Object.entries(status).reduce((s, [k, v]) => (k.startsWith('2') ? s + v : s), 0);
 }
 
-function loadNotes(r: StageRun, cores: number): string {
+function loadNotes(name: string, r: StageRun, cores: number): string {
   const l = r.load;
   const parts: string[] = [];
   const bad = Object.entries(l.status).filter(([k]) => !k.startsWith('2'));
@@ -384,7 +389,7 @@ function loadNotes(r: StageRun, cores: number): string {
   const mainUs = (r.server.elu * r.server.wallMs * 1000) / Math.max(1, l.completed);
   parts.push(`server CPU ${fmt((100 * r.server.cpuMs) / r.server.wallMs)} % (main loop busy ${fmt(100 * r.server.elu)} %, ${fmt(mainUs)} µs/req)`);
   parts.push(`load gen CPU ${fmt((100 * l.clientCpuMs) / l.windowMs)} %`);
-  parts.push(othersNote(r.server.machine, r.server.cpuMs + l.clientCpuMs, r.server.wallMs));
+  parts.push(othersNote(name, r.server.machine, r.server.cpuMs + l.clientCpuMs, r.server.wallMs));
   parts.push(`of ${cores * 100} %`);
   if (l.exhausted) parts.push('ORDER POOL RAN OUT');
   if (l.socketErrors.length) parts.push(`socket errors: ${l.socketErrors.join('; ')}`);
@@ -435,7 +440,7 @@ async function main(): Promise<void> {
     });
     await hello.close();
     const helloRps = (okCount(h.load.status) / h.load.windowMs) * 1000;
-    rows.push({ stage: `(2) hello-world Fastify GET, ${CONNECTIONS} conns`, rps: helloRps, p50: h.load.p50, p99: h.load.p99, notes: loadNotes(h, cores) });
+    rows.push({ stage: `(2) hello-world Fastify GET, ${CONNECTIONS} conns`, rps: helloRps, p50: h.load.p50, p99: h.load.p99, notes: loadNotes('(2)', h, cores) });
     log(`(2) hello world ${fmt(helloRps)}/s p50 ${ms(h.load.p50)} p99 ${ms(h.load.p99)}`);
 
     // ---- the exchange
@@ -527,7 +532,7 @@ async function main(): Promise<void> {
       rps: ordersRps,
       p50: o.load.p50,
       p99: o.load.p99,
-      notes: `${loadNotes(o, cores)}; ${seqNote(s0, s1)}`,
+      notes: `${loadNotes('(3a)', o, cores)}; ${seqNote(s0, s1)}`,
     });
     log(`(3a) orders ${fmt(ordersRps)}/s p50 ${ms(o.load.p50)} p99 ${ms(o.load.p99)}`);
     if (o.load.errorBodies.length) extra.push(`(3a) non-2xx bodies:\n  ${o.load.errorBodies.join('\n  ')}`);
@@ -550,7 +555,7 @@ async function main(): Promise<void> {
       rps: openRps,
       p50: o2.load.p50,
       p99: o2.load.p99,
-      notes: `${loadNotes(o2, cores)}; max ${fmt(o2.load.maxWaiting)} requests waiting for a connection; ${seqNote(s1, s2)}`,
+      notes: `${loadNotes('(3b)', o2, cores)}; max ${fmt(o2.load.maxWaiting)} requests waiting for a connection; ${seqNote(s1, s2)}`,
     });
     log(`(3b) orders @${fmt(targetRate)}/s: ${fmt(openRps)}/s p50 ${ms(o2.load.p50)} p99 ${ms(o2.load.p99)}`);
     if (o2.load.errorBodies.length) extra.push(`(3b) non-2xx bodies:\n  ${o2.load.errorBodies.join('\n  ')}`);
@@ -572,7 +577,7 @@ async function main(): Promise<void> {
       { profileTo: CPU_PROF ? depthProfile : undefined },
     );
     const depthRps = (okCount(d.load.status) / d.load.windowMs) * 1000;
-    rows.push({ stage: `(4) GET ${DEPTH_PATH}, ${CONNECTIONS} conns`, rps: depthRps, p50: d.load.p50, p99: d.load.p99, notes: loadNotes(d, cores) });
+    rows.push({ stage: `(4) GET ${DEPTH_PATH}, ${CONNECTIONS} conns`, rps: depthRps, p50: d.load.p50, p99: d.load.p99, notes: loadNotes('(4)', d, cores) });
     log(`(4) depth ${fmt(depthRps)}/s p50 ${ms(d.load.p50)} p99 ${ms(d.load.p99)}`);
     if (d.load.errorBodies.length) extra.push(`(4) non-2xx bodies:\n  ${d.load.errorBodies.join('\n  ')}`);
     if (d.profile) extra.push(`(4) ${d.profile}\n  full profile: ${depthProfile}`);
@@ -607,6 +612,12 @@ async function main(): Promise<void> {
         `(${PRICE_LEVELS} levels a side), ${WALLETS} wallets, ${AUTH === 'apikey' ? 'x-api-key' : 'Bearer JWT (ES256)'} auth; none cross, all rest.`,
     );
     log(`Order pool: ${fmt(signed)} orders pre-signed in ${fmt(signMs / 1000, 1)} s (before the stages that use them, not during).`);
+    if (contended.length) {
+      log(
+        `WARNING: other processes used a notable share of the ${cores} cores during ${contended.join(', ')}; ` +
+          `those numbers (and the ratios built on them) understate this code. Re-run on a quiet machine.`,
+      );
+    }
     for (const e of extra) log(e);
     log(`total run time ${fmt((performance.now() - startedAt) / 1000, 1)} s`);
   } finally {
