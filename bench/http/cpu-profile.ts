@@ -15,6 +15,7 @@ interface ProfileNode {
   id: number;
   callFrame: CallFrame;
   hitCount?: number;
+  children?: number[];
 }
 export interface Profile {
   nodes: ProfileNode[];
@@ -42,6 +43,8 @@ export class CpuProfiler {
     return profile;
   }
 }
+
+const HINT: Record<string, string> = { jose: ' = JWT verification', kysely: ' = read-model SQL (src/store)', fastify: ' = HTTP framework' };
 
 /** Which part of the system a frame belongs to. */
 function area(f: CallFrame): string {
@@ -75,9 +78,33 @@ export function summarize(p: Profile, top = 25, requests = 0): string {
       selfUs.set(p.samples[i], (selfUs.get(p.samples[i]) ?? 0) + d);
     }
   }
+  const parent = new Map<number, number>();
+  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  /** The innermost project file (src/…) on the stack, else the innermost npm package, else the area. */
+  const ownerCache = new Map<number, string>();
+  const owner = (id: number): string => {
+    const hit = ownerCache.get(id);
+    if (hit) return hit;
+    let pkg: string | undefined;
+    let result: string | undefined;
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const u = byId.get(cur)?.callFrame.url ?? '';
+      const src = /\/(src\/.+)$/.exec(u);
+      if (src && !u.includes('/node_modules/')) {
+        result = src[1];
+        break;
+      }
+      const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u);
+      if (m && !pkg) pkg = `npm: ${m[1]}${HINT[m[1]] ?? ''} (async: no src/ caller on the stack)`;
+    }
+    result ??= pkg ?? area(byId.get(id)!.callFrame);
+    ownerCache.set(id, result);
+    return result;
+  };
   let total = 0;
   const fn = new Map<string, number>();
   const ar = new Map<string, number>();
+  const own = new Map<string, number>();
   for (const [id, us] of selfUs) {
     const n = byId.get(id);
     if (!n) continue;
@@ -88,6 +115,8 @@ export function summarize(p: Profile, top = 25, requests = 0): string {
     fn.set(key, (fn.get(key) ?? 0) + us);
     const a = area(cf);
     ar.set(a, (ar.get(a) ?? 0) + us);
+    const o = owner(id);
+    own.set(o, (own.get(o) ?? 0) + us);
   }
   const pct = (us: number) =>
     ((100 * us) / Math.max(1, total)).toFixed(1).padStart(5) + ' %' + (requests > 0 ? (us / requests).toFixed(1).padStart(8) + ' µs/req' : '');
@@ -95,6 +124,8 @@ export function summarize(p: Profile, top = 25, requests = 0): string {
   lines.push(`main-thread CPU profile: ${(total / 1000).toFixed(0)} ms sampled` + (requests > 0 ? ` over ${requests} requests` : ''));
   lines.push('self time by area:');
   for (const [k, us] of [...ar].sort((a, b) => b[1] - a[1])) lines.push(`  ${pct(us)}  ${k}`);
+  lines.push('self time by the innermost project file on the stack (who caused it: SQLite, crypto, … under their src/ caller):');
+  for (const [k, us] of [...own].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${pct(us)}  ${k}`);
   lines.push(`top ${top} functions by self time:`);
   for (const [k, us] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${pct(us)}  ${k}`);
   return lines.join('\n');

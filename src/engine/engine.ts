@@ -138,12 +138,13 @@ export class Engine implements ExchangeEngine {
     const list = this.dayOrders;
     if (list.length === 0 || list[0].expiresAt > this.ts) return;
     let i = 0;
-    while (i < list.length && list[i].expiresAt <= this.ts) {
-      const o = list[i++];
-      // cancelLive: out of the book (or the stop list), reserve released, no longer open.
-      if (o.isLive) this.cancelLive(o, 'EXPIRED', 'Day order expired');
-    }
-    list.splice(0, i);
+    while (i < list.length && list[i].expiresAt <= this.ts) i++;
+    // Expire in a canonical order, not the list's (a restored engine rebuilds the list sorted differently),
+    // so the events are the same with or without a snapshot restore in between.
+    const due = list.splice(0, i).filter((o) => o.isLive);
+    due.sort((a, b) => a.createdAt - b.createdAt || a.userId - b.userId || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    // cancelLive: out of the book (or the stop list), reserve released, no longer open.
+    for (const o of due) this.cancelLive(o, 'EXPIRED', 'Day order expired');
   }
 
   /** Used order ids older than the id window can never be used again (the window refuses them): forget them. */
@@ -567,6 +568,8 @@ export class Engine implements ExchangeEngine {
     if (m.trading === 'onlyClose' && !this.reduces(acc, m.id, o.side, requestedQty)) {
       return this.reject(o, 'Only position-closing orders are allowed');
     }
+    // A cash-sized order's quantity is only known while matching: in onlyClose it may close, never reverse.
+    if (m.trading === 'onlyClose' && byCash) o.reduceOnly = true;
     const mark = m.markPrice;
     if (!isMarket && mark !== null && r.fatFinger > 0) {
       const band = notional(mark, r.fatFinger); // mark × fraction, in price units
@@ -593,6 +596,11 @@ export class Engine implements ExchangeEngine {
         }
       }
       if ((acc.leverage.get(m.id) ?? 1) !== leverage) {
+        // The order's leverage becomes the instrument's: the open position must fit that tier too (as in position.leverage).
+        const posCap = notionalCap(r, leverage);
+        if (posCap !== null && pos && pos.qty !== 0 && pos.cost > posCap) {
+          return this.reject(o, `Position size exceeds the maximum for ${leverage}x leverage`);
+        }
         acc.leverage.set(m.id, leverage);
         if (pos && pos.qty !== 0) this.touchPosition(acc, pos);
       }
@@ -632,6 +640,7 @@ export class Engine implements ExchangeEngine {
     }
     if (o.remaining === 0 && o.filledQuantity > 0 && (!byCash || o.status !== 'EXPIRED')) {
       if (byCash) return this.finishOrder(o, o.filledQuantity > 0 ? 'FILLED' : 'EXPIRED', '');
+      this.endTpSlsOf(o); // TpSl still waiting on it resolve as for a filled maker (none were activated if its fills closed the position)
       return o; // FILLED by the last fill
     }
     if (isMarket || o.timeInForce === 'IOC' || o.timeInForce === 'FOK') {
@@ -695,6 +704,10 @@ export class Engine implements ExchangeEngine {
         if (byCash) {
           let affordable = Number((cashLeft * SCALE_N) / BigInt(level.price));
           affordable -= affordable % inc;
+          if (taker.reduceOnly) {
+            const p = acc.positions.get(m.id); // reduce-only by cash: never more than what is left of the position
+            if (p === undefined || affordable > Math.abs(p.qty)) affordable = p ? Math.abs(p.qty) : 0;
+          }
           if (affordable <= 0) { stop = true; break; }
           q = affordable < maker.remaining ? affordable : maker.remaining;
         } else {

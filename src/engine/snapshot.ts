@@ -204,7 +204,7 @@ export function restoreState(raw: unknown, seq: number): EngineState {
       deposits: BigInt(j.totals.deposits), withdrawals: BigInt(j.totals.withdrawals), fees: BigInt(j.totals.fees),
       reserveFund: BigInt(j.totals.reserveFund),
     },
-    counters: { ...j.counters },
+    counters: { ...j.counters, placement: j.counters.placement ?? 0 },
     prunedDay: j.prunedDay,
   };
 }

@@ -9,7 +9,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { dayNumber, orderIdPrefix } from '../../src/domain/order-id.js';
-import type { PlaceOrderInput, ReplaceInput } from '../../src/engine/commands.js';
+import type { Command, PlaceOrderInput, ReplaceInput } from '../../src/engine/commands.js';
+import { restoreEngine } from '../../src/engine/engine.js';
 import { serializeState } from '../../src/engine/snapshot.js';
 import type { CommandResult, EngineEvent, OrderView } from '../../src/engine/records.js';
 import { Harness, M, T0, U } from './harness.js';
@@ -323,6 +324,22 @@ describe('IOC / FOK / DAY', () => {
     assert.equal(ev.filledQuantity, U('0.01'));
     assert.deepEqual(depth(h).bids, []);
     assert.equal(h.engine.positions(1)[0].quantity, U('0.01'), 'the filled part stays');
+  });
+
+  it('DAY orders expiring in one command are reported in creation order, with or without a snapshot restore', () => {
+    const h = setup();
+    const a = h.order(4, { side: 'BUY', qty: '0.01', price: '99000', tif: 'DAY' });
+    const b = h.order(1, { side: 'BUY', qty: '0.01', price: '99000', tif: 'DAY' });
+    // a size increase re-queues `a` behind `b` in the book: its expiry order must not change
+    h.ok({ kind: 'order.replace', userId: 4, replace: { orderId: a.id, quantity: U('0.02'), limitPrice: U('99000') } });
+    const restored = restoreEngine(JSON.parse(JSON.stringify(h.engine.snapshot())));
+    const cmd: Command = { kind: 'funds.deposit', userId: 9, amount: '1', transferId: 'midnight', ts: Date.UTC(2026, 10, 23) };
+    const live = h.engine.apply(cmd);
+    const again = restored.apply(structuredClone(cmd));
+    const expired = (r: CommandResult) => evs(r, 'order').filter((e) => e.order.status === 'EXPIRED').map((e) => e.order.id);
+    assert.deepEqual(expired(live), [a.id, b.id]);
+    assert.deepEqual(expired(again), [a.id, b.id]);
+    assert.equal(restored.stateHash(), h.engine.stateHash());
   });
 
   it('an untriggered DAY stop-limit order also expires at midnight', () => {
@@ -907,6 +924,19 @@ describe('trading rules → REJECTED', () => {
     assert.deepEqual(h.engine.positions(1).map((p) => p.quantity), [U('0.01')]);
   });
 
+  it("'onlyClose': a cash-sized MARKET order closes at most the position, never reverses it", () => {
+    const h = setup();
+    h.order(2, { side: 'SELL', qty: '0.01', price: '100000' });
+    h.order(1, { side: 'BUY', qty: '0.01', price: '100000' }); // user 1 long 0.01
+    h.order(3, { side: 'BUY', qty: '1', price: '99900' });
+    h.ok({ kind: 'instrument.trading', instrument: 'BTCUSDT', trading: 'onlyClose' });
+    const o = h.order(1, { side: 'SELL', cash: '5000' }); // 5000 USDT would be 0.05 BTC
+    assert.equal(o.filledQuantity, U('0.01'));
+    assert.ok(o.filledValue <= M('5000'));
+    assert.deepEqual(h.engine.positions(1), [], 'closed, not reversed into a short');
+    assert.equal(h.order(1, { side: 'SELL', cash: '500' }).rejectedReason, 'Only position-closing orders are allowed');
+  });
+
   it("insufficient margin → REJECTED 'Insufficient available balance' (IM + taker-fee headroom, exact boundary)", () => {
     const h = new Harness();
     // 0.01 × 100000 = 1000 volume at 10x: lock 100, fee headroom 1000 × 0.0005 = 0.5 → needs 100.5
@@ -950,6 +980,18 @@ describe('trading rules → REJECTED', () => {
     assert.equal(h.engine.positions(3)[0].quantity, U('0.4'));
     assert.equal(h.order(3, { side: 'BUY', qty: '0.1001', price: '100000', leverage: 300 }).status, 'REJECTED');
     assert.equal(h.order(3, { side: 'BUY', qty: '0.1', price: '99900', leverage: 300 }).status, 'NEW');
+  });
+
+  it('an order cannot move an existing position to a leverage its size does not allow (even a reducing one)', () => {
+    const h = setup(2, '10000000');
+    h.order(2, { side: 'SELL', qty: '1', price: '100000', leverage: 20 });
+    h.order(1, { side: 'BUY', qty: '1', price: '100000', leverage: 20 }); // 100,000 notional at 20x
+    const reducing = h.order(1, { side: 'SELL', qty: '0.01', price: '101000', leverage: 300 });
+    assert.equal(reducing.status, 'REJECTED');
+    assert.equal(reducing.rejectedReason, 'Position size exceeds the maximum for 300x leverage');
+    assert.equal(h.engine.positions(1)[0].leverage, 20);
+    assert.equal(h.order(1, { side: 'SELL', qty: '0.01', price: '101000', leverage: 100 }).status, 'NEW', '100,000 ≤ 250,000 at 100x');
+    assert.equal(h.engine.positions(1)[0].leverage, 100);
   });
 
   it('higher tiers allow more notional at lower leverage (100x → 250,000; 20x → 10,000,000)', () => {

@@ -120,22 +120,23 @@ describe('netting positions and realized PnL', () => {
 
   it('realized PnL rounds the released cost half-up and loses nothing over a full close', () => {
     const h = setup();
-    // cost = 10.00001 + 10.00002 + 10.00004 = 30.00007 USDT = 3_000_007_000 units
+    // cost = 10.00001 + 10.00003 + 10.00004 = 30.00008 USDT = 3_000_008_000 units
     trade(h, 1, 2, 'BUY', '0.0001', '100000.1');
-    trade(h, 1, 2, 'BUY', '0.0001', '100000.2');
+    trade(h, 1, 2, 'BUY', '0.0001', '100000.3');
     trade(h, 1, 2, 'BUY', '0.0001', '100000.4');
     let p = pos(h, 1)!;
-    assert.equal(p.costBasis, 3_000_007_000n);
-    assert.equal(p.avgPrice, 10_000_023_333_333); // 100000.23333333 (half-up of …333.33)
-    // sell 0.0001 @ 100000: released = round(3_000_007_000 / 3) = 1_000_002_333; PnL = 1e9 − that = −2333
+    assert.equal(p.costBasis, 3_000_008_000n);
+    assert.equal(p.avgPrice, 10_000_026_666_667); // 100000.26666666|67 → half-up
+    // sell 0.0001 @ 100000: released = 3_000_008_000 / 3 = 1_000_002_666.67 → 1_000_002_667 (half-up, not truncated)
     let r = trade(h, 1, 3, 'SELL', '0.0001', '100000');
-    assert.equal(evs(r, 'fill').find((e) => e.fill.userId === 1)!.fill.realizedPnL, -2333n);
+    assert.equal(evs(r, 'fill').find((e) => e.fill.userId === 1)!.fill.realizedPnL, -2667n);
     p = pos(h, 1)!;
-    assert.equal(p.costBasis, 2_000_004_667n);
-    // close 0.0002 @ 100000: the rest of the cost is released: 2e9 − 2_000_004_667 = −4667
+    assert.equal(p.costBasis, 2_000_005_333n);
+    // close 0.0002 @ 100000: the rest of the cost is released: 2e9 − 2_000_005_333 = −5333
     r = trade(h, 1, 3, 'SELL', '0.0002', '100000');
+    assert.equal(evs(r, 'fill').find((e) => e.fill.userId === 1)!.fill.realizedPnL, -5333n);
     const closed = evs(r, 'position').map((e) => e.position).find((x) => x.userId === 1)!;
-    assert.equal(closed.realizedPnL, -7000n, 'Σ realized = proceeds − cost exactly');
+    assert.equal(closed.realizedPnL, -8000n, 'Σ realized = proceeds − cost exactly');
   });
 
   it('open interest counts each side once and is reported on the instrument', () => {
@@ -577,6 +578,31 @@ describe('TpSl', () => {
     assert.equal(rej.reply.ok && rej.reply.order!.status, 'REJECTED');
     assert.deepEqual(tpslEvents(rej).map((t) => t.status), ['cancelled']);
     assert.deepEqual(h.engine.tpsls(1), []);
+  });
+
+  it('a TpSl attached to an order whose fill closes the position does not stay waiting (taker and maker alike)', () => {
+    const h = setup();
+    mark(h, '100000');
+    const slBuy: TpSlInput = { type: 'stop-loss', side: 'BUY', quantity: 0, price: U('105000') };
+    // taker: user 1 long 0.01 sells 0.01 into a bid, with a TpSl attached to that sell
+    trade(h, 1, 2, 'BUY', '0.01', '100000');
+    h.order(3, { side: 'BUY', qty: '0.01', price: '100000' });
+    let r = h.place(1, { side: 'SELL', qty: '0.01', price: '100000', tpsl: [slBuy] });
+    assert.equal(r.reply.ok && r.reply.order!.status, 'FILLED');
+    assert.equal(pos(h, 1), undefined);
+    const taker = h.engine.tpsls(1);
+    assert.equal(taker.length, 1);
+    assert.notEqual(taker[0].status, 'waitOrder', 'the order is finished: nothing is left to wait for');
+    // maker: the same through a resting sell
+    trade(h, 4, 2, 'BUY', '0.01', '100000');
+    const rest = h.order(4, { side: 'SELL', qty: '0.01', price: '100000', tpsl: [slBuy] });
+    r = h.place(3, { side: 'BUY', qty: '0.01', price: '100000' });
+    assert.equal(tpslEvents(r).find((t) => t.orderId === rest.id)?.status, taker[0].status, 'same outcome as the taker path');
+    // with no position to protect, the trigger cancels them instead of trading
+    r = mark(h, '105000');
+    assert.deepEqual(tpslEvents(r).map((t) => [t.status, t.cancelledReason]), [['cancelled', 'No position to close'], ['cancelled', 'No position to close']]);
+    assert.equal(evs(r, 'order').length, 0);
+    assert.deepEqual([...h.engine.tpsls(1), ...h.engine.tpsls(4)], []);
   });
 
   it('tpsl.create with an orderId waits on a live order; a TpSl on the order\'s own side is refused', () => {

@@ -8,8 +8,10 @@
  * Properties:
  *  (a) checkInvariants() holds after every command (money conservation, long OI = short OI, no crossed book…);
  *  (b) determinism: the same commands on two fresh engines give equal stateHash and equal events at every step;
- *  (c) snapshot/restore at a random cut, then the rest of the commands, gives the uninterrupted engine's hash;
- *  (d) a refused command ({ok:false}) changes nothing but seq.
+ *  (c) snapshot → JSON → restoreEngine at a random cut, then the rest of the commands, gives the uninterrupted
+ *      engine's stateHash after every command (and the same replies and events);
+ *  (d) a refused command ({ok:false}) changes nothing but seq and emits nothing (checked for commands on the
+ *      same UTC day as the previous one: the first command of a day also runs DAY expiry and id pruning).
  *
  * Random ops (random-ops.ts) are generated abstractly and turned into concrete commands by a pure function
  * (`materialize`), so every engine sees exactly the same list. Set FC_SEED / FC_RUNS to reproduce or to
@@ -92,7 +94,7 @@ function tally(r: CommandResult): void {
 const RUNS = Number(process.env.FC_RUNS ?? 0);
 const SEED = process.env.FC_SEED !== undefined ? Number(process.env.FC_SEED) : undefined;
 function params(numRuns: number): fc.Parameters<unknown> {
-  return { numRuns: RUNS > 0 ? RUNS : numRuns, ...(SEED !== undefined ? { seed: SEED } : {}) };
+  return { numRuns: RUNS > 0 ? RUNS : numRuns, includeErrorInReport: true, ...(SEED !== undefined ? { seed: SEED } : {}) };
 }
 
 // ------------------------------------------------------------------------------------------------------
