@@ -16,20 +16,25 @@
 // - p50/p99/p99.9: one more pass with process.hrtime.bigint() around every command (a, b, d); the
 //   printed timer overhead is included in those numbers. (c) reports submit → durable acknowledgement.
 // - Heap: global.gc() before/after (the script re-spawns itself with --expose-gc if needed).
+// - Also printed: latency by command kind; (a) with an integer handle instead of the string id (how much of
+//   (a) is the id lookup); (c)'s ceiling with a no-op engine (Sequencer + journal alone); for every pass the
+//   ops per main-thread CPU second, which stays meaningful when other processes share the two cores.
 //
 // Environment: BENCH_OPS (stream length, default 1,000,000), BENCH_WARMUP (default 200,000),
 // BENCH_REPS (default 3), BENCH_HEAP_ORDERS (default 1,000,000), BENCH_HEAP_USERS (default 10,000),
 // BENCH_INFLIGHT (commands submitted per event-loop turn in (c), default 4,096), BENCH_SEED,
 // BENCH_RUNS (subset of "a,b,c,d,heap"), BENCH_DIR (where (c)'s journal goes; default the OS temp dir),
-// BENCH_PASS_BUDGET_SEC (stop repeating untimed passes after this long, default 15).
+// BENCH_PASS_BUDGET_SEC (stop repeating untimed passes after this long, default 15), BENCH_PEER_UNITS=1
+// (give the peer 1e-8 Units instead of integer ticks/lots).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { ExchangeEngine } from '../src/engine/api.js';
 import { heapBare, heapEngine, heapPeer, type HeapResult } from './engine/heap.js';
+import { createNoopEngine } from './engine/noop-engine.js';
 import {
-  barePass, enginePass, engineCommands, journalPass, peerArgs, peerPass, ResultTally,
+  bareHandlePass, barePass, enginePass, engineCommands, journalPass, peerArgs, peerPass, ResultTally,
   type EngineFactory, type JournalPassResult, type PassResult,
 } from './engine/runs.js';
 import { gcNow, int, median, percentilesUs, timerOverheadNs, us, type Percentiles } from './engine/stats.js';
@@ -142,6 +147,28 @@ function runSync(label: string, n: number, pass: (timed: boolean) => PassResult,
   return { opsPerSec: throughput(passes, n), timed, summary: passSummary(passes, n) };
 }
 
+interface KindRow {
+  run: string;
+  kind: string;
+  count: number;
+  lat: Percentiles;
+}
+
+const KIND_NAMES = ['limit (GTC)', 'cancel', 'LIMIT IOC', 'MARKET'];
+
+/** Latency percentiles per command kind (call before percentilesUs, which sorts `lat` in place). */
+function latencyByKind(run: string, w: Workload, lat: Float64Array): KindRow[] {
+  const counts = [0, 0, 0, 0];
+  for (let i = 0; i < w.n; i++) counts[w.op[i]]++;
+  const parts = counts.map((c) => new Float64Array(c));
+  const fill = [0, 0, 0, 0];
+  for (let i = 0; i < w.n; i++) {
+    const k = w.op[i];
+    parts[k][fill[k]++] = lat[i];
+  }
+  return parts.map((p, k) => ({ run, kind: KIND_NAMES[k], count: p.length, lat: percentilesUs(p) }));
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const loadStart = os.loadavg()[0];
@@ -168,6 +195,7 @@ async function main(): Promise<void> {
   let engineLat: Percentiles | undefined;
   let journalOps: number | undefined;
   const heap: Array<{ name: string; r: HeapResult }> = [];
+  const kindRows: KindRow[] = [];
 
   // (a) bare order book
   if (RUNS.has('a')) {
@@ -176,8 +204,16 @@ async function main(): Promise<void> {
       barePass(warm, true);
     });
     bareOps = r.opsPerSec;
+    kindRows.push(...latencyByKind('(a) bare book', w, r.timed.lat!));
     rows.push({ name: '(a) bare order book', opsPerSec: r.opsPerSec, lat: percentilesUs(r.timed.lat!), notes: fmtNotes(r.timed.notes) });
     extra.push(`(a) passes: ${r.summary}`);
+    bareHandlePass(warm);
+    const handle: PassResult[] = [];
+    for (let i = 0; i < REPS; i++) handle.push(bareHandlePass(w));
+    extra.push(
+      `(a) same book, orders found by an integer handle instead of the string id (Map<number, node>): `
+        + `median ${int(throughput(handle, w.n))} ops/s (${passSummary(handle, w.n)}); compare with (a) for the cost of the string id → order lookup`,
+    );
   }
 
   // (b) full engine, (c) engine + journal
@@ -196,6 +232,7 @@ async function main(): Promise<void> {
       enginePass(createEngine, USERS, warmCmds, true);
     });
     engineOps = r.opsPerSec;
+    kindRows.push(...latencyByKind('(b) engine', w, r.timed.lat!));
     engineLat = percentilesUs(r.timed.lat!);
     const tally = (r.timed as PassResult & { tally: ResultTally }).tally;
     rows.push({ name: '(b) engine (margin checks)', opsPerSec: r.opsPerSec, lat: engineLat, notes: fmtNotes({ ...r.timed.notes, events: tally.events }) });
@@ -224,6 +261,7 @@ async function main(): Promise<void> {
     if (r) {
       journalOps = w.n / (r.elapsedNs / 1e9);
       extra.push(`(c) pass: ${passSummary([r], w.n)}`);
+      for (const line of r.tally.detail()) extra.push(`(c) ${line}`);
       const lat = percentilesUs(r.lat!);
       rows.push({
         name: '(c) engine + journal (fsync group commit)',
@@ -235,6 +273,19 @@ async function main(): Promise<void> {
       });
     }
     log(`(c) done: ${journalOps ? int(journalOps) : '–'} cmds/s`);
+    // The ceiling of (c): the same commands through Sequencer + journal with an engine that does nothing.
+    const ceilingCmds = cmds.slice(0, Math.min(cmds.length, 300_000));
+    try {
+      await journalPass(createNoopEngine, USERS, ceilingCmds.slice(0, 20_000), INFLIGHT);
+      const c = await journalPass(createNoopEngine, USERS, ceilingCmds, INFLIGHT);
+      extra.push(
+        `(c) ceiling — the first ${int(ceilingCmds.length)} of these commands through Sequencer + journal with a no-op engine: `
+          + `${int(ceilingCmds.length / (c.elapsedNs / 1e9))} cmds/s (${int(c.flushes)} commits, p99 ≤ ${c.flushP99Ms} ms; process CPU time / wall `
+          + `${c.cpuNs ? Math.round((100 * c.cpuNs) / c.elapsedNs) : '?'}%)`,
+      );
+    } catch (err) {
+      extra.push(`(c) ceiling run failed: ${String(err)}`);
+    }
   }
 
   // (d) peer
@@ -246,6 +297,7 @@ async function main(): Promise<void> {
       peerPass(warm, warmArgs, true);
     });
     peerOps = r.opsPerSec;
+    kindRows.push(...latencyByKind('(d) peer', w, r.timed.lat!));
     rows.push({ name: `(d) nodejs-order-book ${pkgVersion} (peer)`, opsPerSec: r.opsPerSec, lat: percentilesUs(r.timed.lat!), notes: fmtNotes(r.timed.notes) });
     extra.push(`(d) passes: ${r.summary}`);
   }
@@ -293,6 +345,14 @@ async function main(): Promise<void> {
   }
   out.push('');
   if (bareOps && peerOps) out.push(`Ratio (a)/(d): **${(bareOps / peerOps).toFixed(1)}×**` + (engineOps ? `; (b)/(d): ${(engineOps / peerOps).toFixed(1)}×` : '') + '.', '');
+
+  if (kindRows.length) {
+    out.push('Latency by command kind (same timed passes):', '');
+    out.push('| run | command | count | p50 µs | p99 µs | p99.9 µs |');
+    out.push('|---|---|---:|---:|---:|---:|');
+    for (const k of kindRows) out.push(`| ${k.run} | ${k.kind} | ${int(k.count)} | ${us(k.lat.p50)} | ${us(k.lat.p99)} | ${us(k.lat.p999)} |`);
+    out.push('');
+  }
 
   if (heap.length) {
     out.push(`Heap per resting order (${int(HEAP_ORDERS)} non-crossing GTC limits on both instruments, ${int(HEAP_USERS)} users; gc() before/after):`, '');

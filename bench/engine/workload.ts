@@ -91,6 +91,8 @@ export interface Workload {
   notional: Float64Array;
   /** Order id (v2). For a cancel: the id of the cancelled order. */
   id: string[];
+  /** Integer handle of the order: the index of the op that placed it (for a cancel: of the cancelled order). */
+  ref: Int32Array;
   ts: Float64Array;
   counts: { limit: number; cancel: number; ioc: number; market: number; fills: number; restingAtEnd: number };
 }
@@ -130,6 +132,7 @@ export function generateWorkload(o: WorkloadOptions): Workload {
     qty: new Float64Array(n),
     notional: new Float64Array(n),
     id: new Array<string>(n),
+    ref: new Int32Array(n),
     ts: new Float64Array(n),
     counts: { limit: 0, cancel: 0, ioc: 0, market: 0, fills: 0, restingAtEnd: 0 },
   };
@@ -168,6 +171,7 @@ export function generateWorkload(o: WorkloadOptions): Workload {
       w.bid[i] = w.bid[v];
       w.user[i] = w.user[v];
       w.id[i] = w.id[v];
+      w.ref[i] = v;
       books[w.inst[v]].side(w.bid[v] === 1).remove(victim);
       dropLive(victim);
       w.counts.cancel++;
@@ -184,6 +188,7 @@ export function generateWorkload(o: WorkloadOptions): Workload {
     w.user[i] = 1 + Math.floor(rnd() * o.users);
     w.qty[i] = lots * spec.lot;
     w.id[i] = orderId(prefix, idCounter++);
+    w.ref[i] = i;
     const book = books[ii];
 
     if (kind === OP_LIMIT) {
