@@ -1,35 +1,15 @@
 /** Take-profit / stop-loss triggers kept by the engine (live ones only; history lives in the read model). */
 import type { Units } from '../domain/fixed.js';
-import type { Side, TpSlStatus, TpSlType } from '../domain/enums.js';
 import type { TpSlView } from './records.js';
 
-export interface TpSlState {
-  id: string;
-  userId: number;
-  instrument: string;
-  type: TpSlType;
-  /** Side of the closing order: SELL closes a long, BUY closes a short. */
-  side: Side;
-  /** Units; 0 = the whole position. */
-  quantity: Units;
-  price: Units;
-  status: TpSlStatus;
-  /** Canonical key of the order this TpSl waits on (status waitOrder), else null. */
+/** The engine's TpSl: its public view plus the key of the order it waits on (status waitOrder), else null. */
+export interface TpSlState extends TpSlView {
   orderKey: string | null;
-  orderId: string | null;
-  triggerOrder: string | null;
-  triggeredQuantity: Units;
-  cancelledReason: string;
-  createdAt: number;
-  updatedAt: number;
 }
 
 export function tpslView(t: TpSlState): TpSlView {
-  return {
-    id: t.id, userId: t.userId, instrument: t.instrument, type: t.type, side: t.side, quantity: t.quantity, price: t.price,
-    status: t.status, orderId: t.orderId, triggerOrder: t.triggerOrder, triggeredQuantity: t.triggeredQuantity,
-    cancelledReason: t.cancelledReason, createdAt: t.createdAt, updatedAt: t.updatedAt,
-  };
+  const { orderKey: _internal, ...view } = t;
+  return view;
 }
 
 /**
