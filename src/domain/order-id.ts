@@ -10,8 +10,28 @@ export const ORDER_ID_V1_RE = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-
 export const ORDER_ID_EPOCH_MS = Date.UTC(2025, 6, 24);
 const DAY_MS = 86_400_000;
 
+/**
+ * Scans a v2 id by character codes (hand-written: the regex plus a second pass to lower-case cost more per
+ * order than the rest of validation). Returns -1 when it is not a v2 id, 1 when its hex has upper case, else 0.
+ */
+function scanV2(id: string): number {
+  if (id.length !== 32 || id.charCodeAt(5) !== 58 /* : */) return -1;
+  for (let i = 0; i < 5; i++) {
+    const c = id.charCodeAt(i);
+    if (c < 48 || c > 57) return -1;
+  }
+  let upper = 0;
+  for (let i = 6; i < 32; i++) {
+    const c = id.charCodeAt(i);
+    if ((c >= 48 && c <= 57) || (c >= 97 && c <= 102)) continue;
+    if (c >= 65 && c <= 70) { upper = 1; continue; }
+    return -1;
+  }
+  return upper;
+}
+
 export function isOrderIdV2(id: string): boolean {
-  return ORDER_ID_V2_RE.test(id);
+  return typeof id === 'string' && scanV2(id) >= 0;
 }
 
 export function orderIdDay(id: string): number {
@@ -38,7 +58,9 @@ export function isOrderIdDateAllowed(id: string, nowMs: number): boolean {
 
 /** Canonical key for lookups: v2 id with lower-case hex; v1 UUIDs map onto the v2 suffix. */
 export function canonicalOrderKey(id: string): string | null {
-  if (ORDER_ID_V2_RE.test(id)) return id.slice(6).toLowerCase();
+  const v2 = scanV2(id);
+  if (v2 === 0) return id.slice(6);
+  if (v2 === 1) return id.slice(6).toLowerCase();
   if (ORDER_ID_V1_RE.test(id)) return id.replace(/-/g, '').slice(0, 26).toLowerCase();
   return null;
 }

@@ -17,7 +17,7 @@ import {
 } from '../domain/fixed.js';
 import { SIDES, TPSL_TYPES, type OrderGroup, type Side, type TimeInForce, type TradingState } from '../domain/enums.js';
 import type { InstrumentConfig } from '../domain/instrument.js';
-import { canonicalOrderKey, dayNumber, isOrderIdV2, ORDER_ID_EPOCH_MS, systemOrderId } from '../domain/order-id.js';
+import { canonicalOrderKey, dayNumber, isOrderIdV2, ORDER_ID_EPOCH_MS, orderIdDay, systemOrderId } from '../domain/order-id.js';
 import { instrumentLock, newAccount, openVolumeOf, unrealizedPnL, type Account, type Position } from './account.js';
 import type { EngineSnapshot, ExchangeEngine } from './api.js';
 import type { Command, PlaceOrderInput, ReplaceInput, TpSlInput } from './commands.js';
@@ -52,6 +52,24 @@ function isPositiveUnits(v: unknown): v is number {
 function sequenceUuid(kind: string, n: number): string {
   const hex = n.toString(16).padStart(12, '0');
   return `${kind}-0000-4000-8000-${hex}`;
+}
+
+const LIMIT_TIFS: ReadonlySet<unknown> = new Set(['GTC', 'DAY', 'IOC', 'FOK']);
+const STOP_TIFS: ReadonlySet<unknown> = new Set(['GTC', 'DAY']);
+
+function checkQuantity(r: InstrumentRules, q: unknown, reduceOnly: boolean): Reply | null {
+  if (!isPositiveUnits(q)) return fail(400, 'INVALID_QUANTITY', 'Quantity must be positive');
+  if (!isMultiple(q, r.quantityIncrement)) return fail(400, 'INVALID_QUANTITY', `Quantity must be a multiple of ${r.config.quantityIncrement}`);
+  if (q > r.maxQuantity) return fail(400, 'INVALID_QUANTITY', `Quantity must be at most ${r.config.maxQuantity}`);
+  if (!reduceOnly && q < r.minQuantity) return fail(400, 'INVALID_QUANTITY', `Quantity must be at least ${r.config.minQuantity}`);
+  return null;
+}
+
+function checkPrice(r: InstrumentRules, p: unknown, name: string): Reply | null {
+  if (!isPositiveUnits(p) || !isMultiple(p, r.priceIncrement) || p < r.minPrice || p > r.maxPrice) {
+    return fail(400, 'INVALID_PRICE', `Invalid price: ${name} must be a multiple of ${r.config.priceIncrement} from ${r.config.minPrice} to ${r.config.maxPrice}`);
+  }
+  return null;
 }
 
 export class Engine implements ExchangeEngine {
@@ -412,34 +430,21 @@ export class Engine implements ExchangeEngine {
     if (!m) return fail(404, 'INSTRUMENT_NOT_FOUND', `Unknown instrument ${String(input.instrument)}`);
     const r = m.rules;
     if (typeof input.id !== 'string' || !isOrderIdV2(input.id)) return fail(400, 'INVALID_ORDER_ID', 'Order id must match [0-9]{5}:[0-9A-Fa-f]{26}');
-    const day = Number(input.id.slice(0, 5));
+    const day = orderIdDay(input.id);
     const today = dayNumber(this.ts);
     if (day < today - 1 || day > today + 1) return fail(400, 'INVALID_ORDER_ID', 'Invalid order ID date');
-    if (!SIDES.includes(input.side)) return fail(400, 'INVALID_SIDE', 'Side must be BUY or SELL');
+    if (input.side !== 'BUY' && input.side !== 'SELL') return fail(400, 'INVALID_SIDE', 'Side must be BUY or SELL');
     if (!Number.isInteger(input.leverage) || input.leverage < 1 || input.leverage > r.maxLeverage) {
       return fail(400, 'INVALID_LEVERAGE', `Leverage must be an integer from 1 to ${r.maxLeverage}`);
     }
     const tif = input.timeInForce;
     const reduceOnly = input.reduceOnly === true;
-    const checkQuantity = (q: unknown): Reply | null => {
-      if (!isPositiveUnits(q)) return fail(400, 'INVALID_QUANTITY', 'Quantity must be positive');
-      if (!isMultiple(q, r.quantityIncrement)) return fail(400, 'INVALID_QUANTITY', `Quantity must be a multiple of ${r.config.quantityIncrement}`);
-      if (q > r.maxQuantity) return fail(400, 'INVALID_QUANTITY', `Quantity must be at most ${r.config.maxQuantity}`);
-      if (!reduceOnly && q < r.minQuantity) return fail(400, 'INVALID_QUANTITY', `Quantity must be at least ${r.config.minQuantity}`);
-      return null;
-    };
-    const checkPrice = (p: unknown, name: string): Reply | null => {
-      if (!isPositiveUnits(p) || !isMultiple(p, r.priceIncrement) || p < r.minPrice || p > r.maxPrice) {
-        return fail(400, 'INVALID_PRICE', `Invalid price: ${name} must be a multiple of ${r.config.priceIncrement} from ${r.config.minPrice} to ${r.config.maxPrice}`);
-      }
-      return null;
-    };
     if (input.type === 'LIMIT' || input.type === 'STOP_LIMIT') {
-      if (input.type === 'LIMIT' ? !['GTC', 'DAY', 'IOC', 'FOK'].includes(tif) : !['GTC', 'DAY'].includes(tif)) {
+      if (input.type === 'LIMIT' ? !LIMIT_TIFS.has(tif) : !STOP_TIFS.has(tif)) {
         return fail(400, 'INVALID_TIME_IN_FORCE', `Invalid timeInForce ${String(tif)} for ${input.type}`);
       }
-      const bad = checkQuantity(input.quantity) ?? checkPrice(input.limitPrice, 'limitPrice')
-        ?? (input.type === 'STOP_LIMIT' ? checkPrice(input.stopPrice, 'stopPrice') : null);
+      const bad = checkQuantity(r, input.quantity, reduceOnly) ?? checkPrice(r, input.limitPrice, 'limitPrice')
+        ?? (input.type === 'STOP_LIMIT' ? checkPrice(r, input.stopPrice, 'stopPrice') : null);
       if (bad) return bad;
       if (!reduceOnly && notional(input.quantity!, input.limitPrice!) < r.minVolume) {
         return fail(400, 'INVALID_VOLUME', `Order volume must be at least ${r.config.minVolume}`);
@@ -447,7 +452,7 @@ export class Engine implements ExchangeEngine {
     } else if (input.type === 'MARKET') {
       if (tif !== 'IOC' && tif !== 'FOK') return fail(400, 'INVALID_TIME_IN_FORCE', 'Market orders are IOC or FOK');
       if (reduceOnly && input.cashQuantity === undefined) {
-        const bad = checkQuantity(input.quantity);
+        const bad = checkQuantity(r, input.quantity, reduceOnly);
         if (bad) return bad;
       } else {
         if (!isPositiveUnits(input.cashQuantity)) return fail(400, 'INVALID_CASH_QUANTITY', 'cashQuantity must be positive');
@@ -470,7 +475,7 @@ export class Engine implements ExchangeEngine {
     }
     const acc = this.s.accounts.get(userId);
     const key = canonicalOrderKey(input.id)!;
-    if (acc && acc.usedIds.has(key)) return fail(409, 'DUPLICATE_ORDER_ID', 'Order id already used');
+    if (acc && (acc.usedIds.has(key) || acc.orders.has(key))) return fail(409, 'DUPLICATE_ORDER_ID', 'Order id already used');
     return null;
   }
 
@@ -536,7 +541,7 @@ export class Engine implements ExchangeEngine {
   private place(acc: Account, m: Market, input: PlaceOrderInput): OrderState {
     const r = m.rules;
     const key = canonicalOrderKey(input.id)!;
-    acc.usedIds.set(key, Number(input.id.slice(0, 5)));
+    acc.usedIds.set(key, orderIdDay(input.id));
     const isMarket = input.type === 'MARKET';
     const byCash = isMarket && input.cashQuantity !== undefined;
     const reduceOnly = input.reduceOnly === true;
@@ -744,7 +749,7 @@ export class Engine implements ExchangeEngine {
     this.settle(m, takerAcc, taker, 'TAKER', q, price, value, executionId);
     if (maker.remaining === 0) {
       maker.status = 'FILLED';
-      makerAcc.orders.delete(maker.key);
+      this.unlist(makerAcc, maker);
       this.endTpSlsOf(maker);
     } else {
       maker.status = 'PARTIALLY_FILLED';
@@ -815,11 +820,25 @@ export class Engine implements ExchangeEngine {
     else vol.sellRaw += raw;
   }
 
+  /**
+   * A live order is found by its key in `acc.orders`; only orders that are no longer live keep their id in
+   * `usedIds` (the duplicate check looks at both), so a resting order costs one map entry, not two.
+   */
+  private list(acc: Account, o: OrderState): void {
+    acc.orders.set(o.key, o);
+    acc.usedIds.delete(o.key);
+  }
+
+  private unlist(acc: Account, o: OrderState): void {
+    acc.orders.delete(o.key);
+    acc.usedIds.set(o.key, orderIdDay(o.id));
+  }
+
   /** Puts the order's remainder in the book and reserves its margin. */
   private rest(acc: Account, m: Market, o: OrderState): void {
     m.book.side(o.isBid).add(o);
     this.reserve(acc, o, BigInt(o.remaining) * BigInt(o.price));
-    acc.orders.set(o.key, o);
+    this.list(acc, o);
     if (o.timeInForce === 'DAY' && o.expiresAt === 0) {
       o.expiresAt = ORDER_ID_EPOCH_MS + (dayNumber(o.createdAt) + 1) * DAY_MS;
       this.dayOrders.push(o);
@@ -849,7 +868,7 @@ export class Engine implements ExchangeEngine {
       if (i >= 0) m.stops.splice(i, 1);
     }
     this.reserve(acc, o, -(BigInt(o.remaining) * BigInt(o.price)));
-    acc.orders.delete(o.key);
+    this.unlist(acc, o);
     this.finishOrder(o, status, reason);
   }
 
@@ -863,7 +882,7 @@ export class Engine implements ExchangeEngine {
     const stop = o.stopPrice!;
     o.triggerUp = ref === null ? o.isBid : stop > ref;
     this.reserve(acc, o, BigInt(o.remaining) * BigInt(o.price));
-    acc.orders.set(o.key, o);
+    this.list(acc, o);
     m.stops.push(o);
     // A DAY stop expires at the next UTC midnight whether or not it has triggered by then.
     if (o.timeInForce === 'DAY' && o.expiresAt === 0) {
@@ -878,7 +897,7 @@ export class Engine implements ExchangeEngine {
     const i = m.stops.indexOf(o);
     if (i >= 0) m.stops.splice(i, 1);
     this.reserve(acc, o, -(BigInt(o.remaining) * BigInt(o.price)));
-    acc.orders.delete(o.key);
+    this.unlist(acc, o);
     o.triggeredAt = this.ts;
     o.placedSeq = ++this.s.counters.placement;
     this.touchOrder(o);
@@ -997,7 +1016,7 @@ export class Engine implements ExchangeEngine {
     // Re-queue at the back (new price or more size): leave the book, then trade/rest like a new order.
     side.remove(o);
     this.reserve(acc, o, -newRaw);
-    acc.orders.delete(o.key);
+    this.unlist(acc, o);
     o.price = price;
     o.remaining = newRemaining;
     o.placedSeq = ++this.s.counters.placement;
@@ -1351,7 +1370,8 @@ export class Engine implements ExchangeEngine {
 
   hasOrderId(userId: number, orderId: string): boolean {
     const key = canonicalOrderKey(orderId);
-    return key !== null && (this.s.accounts.get(userId)?.usedIds.has(key) ?? false);
+    const acc = this.s.accounts.get(userId);
+    return key !== null && acc !== undefined && (acc.usedIds.has(key) || acc.orders.has(key));
   }
 
   depth(instrument: string, maxLevel: number, grouping: Units): DepthView | undefined {

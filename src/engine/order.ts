@@ -9,6 +9,28 @@ export function isFinal(status: OrderStatus): boolean {
   return status === 'FILLED' || status === 'CANCELLED' || status === 'REJECTED' || status === 'EXPIRED' || status === 'ERROR';
 }
 
+/**
+ * Fields most orders never use, kept out of the order object: a resting order pays for one pointer
+ * instead of seven (heap per resting order is a benchmark target).
+ */
+class RareOrderFields {
+  stopPrice: Units | null = null;
+  triggeredAt: number | null = null;
+  /** STOP_LIMIT: trigger when the mark rises to (true) or falls to (false) stopPrice. */
+  triggerUp = false;
+  /** Self-match prevention is on for this order (as taker it never trades against `smpId` peers or its own user). */
+  smp = false;
+  smpId: string | null = null;
+  /** MARKET orders sized by notional (USDT Units); 0 otherwise. */
+  cashQuantity: Units = 0;
+  /** DAY orders: epoch ms at which they expire (next UTC midnight after creation); 0 = never. */
+  expiresAt = 0;
+}
+const NO_RARE_FIELDS: Readonly<RareOrderFields> = Object.freeze(new RareOrderFields());
+
+const POST_ONLY = 1;
+const REDUCE_ONLY = 2;
+
 export class OrderState implements BookOrder {
   price: Units;
   remaining: Units;
@@ -21,18 +43,13 @@ export class OrderState implements BookOrder {
   filledValue: Money = 0n;
   realizedPnL: Money = 0n;
   fee: Money = 0n;
-  triggeredAt: number | null = null;
   updatedAt: number;
-  /** STOP_LIMIT: trigger when the mark rises to (true) or falls to (false) stopPrice. */
-  triggerUp = false;
-  /** Self-match prevention is on for this order (as taker it never trades against `smpId` peers or its own user). */
-  smp = false;
-  /** Only reduces the position (position close, TP/SL, liquidation). */
-  reduceOnly = false;
-  /** DAY orders: epoch ms at which they expire (next UTC midnight after creation); 0 = never. */
-  expiresAt = 0;
   /** Arrival number (counters.placement) when it last entered the book or the stop list. */
   placedSeq = 0;
+  /** POST_ONLY | REDUCE_ONLY bits. */
+  private flags = 0;
+  /** Shared frozen defaults until a rare field is written. */
+  private rare: RareOrderFields = NO_RARE_FIELDS;
 
   constructor(
     readonly id: string,
@@ -42,20 +59,49 @@ export class OrderState implements BookOrder {
     readonly type: OrderType,
     readonly side: Side,
     readonly timeInForce: TimeInForce,
-    public postOnly: boolean,
+    postOnly: boolean,
     public leverage: number,
     public quantity: Units,
     public limitPrice: Units,
-    public stopPrice: Units | null,
+    stopPrice: Units | null,
     readonly group: OrderGroup,
-    public cashQuantity: Units,
-    readonly smpId: string | null,
+    cashQuantity: Units,
+    smpId: string | null,
     readonly createdAt: number,
   ) {
     this.price = limitPrice;
     this.remaining = quantity;
     this.updatedAt = createdAt;
+    if (postOnly) this.flags |= POST_ONLY;
+    if (stopPrice !== null) this.writable().stopPrice = stopPrice;
+    if (cashQuantity !== 0) this.writable().cashQuantity = cashQuantity;
+    if (smpId !== null) this.writable().smpId = smpId;
   }
+
+  private writable(): RareOrderFields {
+    if (this.rare === NO_RARE_FIELDS) this.rare = new RareOrderFields();
+    return this.rare;
+  }
+
+  get postOnly(): boolean { return (this.flags & POST_ONLY) !== 0; }
+  set postOnly(v: boolean) { this.flags = v ? this.flags | POST_ONLY : this.flags & ~POST_ONLY; }
+  /** Only reduces the position (position close, TP/SL, liquidation). */
+  get reduceOnly(): boolean { return (this.flags & REDUCE_ONLY) !== 0; }
+  set reduceOnly(v: boolean) { this.flags = v ? this.flags | REDUCE_ONLY : this.flags & ~REDUCE_ONLY; }
+
+  get stopPrice(): Units | null { return this.rare.stopPrice; }
+  set stopPrice(v: Units | null) { if (v !== this.rare.stopPrice) this.writable().stopPrice = v; }
+  get triggeredAt(): number | null { return this.rare.triggeredAt; }
+  set triggeredAt(v: number | null) { if (v !== this.rare.triggeredAt) this.writable().triggeredAt = v; }
+  get triggerUp(): boolean { return this.rare.triggerUp; }
+  set triggerUp(v: boolean) { if (v !== this.rare.triggerUp) this.writable().triggerUp = v; }
+  get smp(): boolean { return this.rare.smp; }
+  set smp(v: boolean) { if (v !== this.rare.smp) this.writable().smp = v; }
+  get smpId(): string | null { return this.rare.smpId; }
+  get cashQuantity(): Units { return this.rare.cashQuantity; }
+  set cashQuantity(v: Units) { if (v !== this.rare.cashQuantity) this.writable().cashQuantity = v; }
+  get expiresAt(): number { return this.rare.expiresAt; }
+  set expiresAt(v: number) { if (v !== this.rare.expiresAt) this.writable().expiresAt = v; }
 
   get isBid(): boolean {
     return this.side === 'BUY';
