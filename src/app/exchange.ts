@@ -12,10 +12,11 @@ import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildAuthServer, buildServer } from '../api/server.js';
-import type { ApiDeps } from '../api/deps.js';
+import type { AdminDeps, ApiDeps } from '../api/deps.js';
 import { createAuthService } from '../auth/index.js';
+import { loadOrCreateOperatorToken } from '../auth/operator-token.js';
 import { DEMO_INSTRUMENTS, DEMO_START_PRICES } from '../domain/instrument.js';
-import { parseUnits } from '../domain/fixed.js';
+import { formatUnits, parseUnits } from '../domain/fixed.js';
 import type { ExchangeEngine } from '../engine/api.js';
 import { createEngine, restoreEngine } from '../engine/engine.js';
 import { FileSnapshotStore } from '../journal/file-snapshots.js';
@@ -45,6 +46,8 @@ export interface RunningExchange {
   chainId: string;
   engine: ExchangeEngine;
   sequencer: Sequencer;
+  /** Secret for `x-operator-token` (the CLI reads it from DATA_DIR/operator-token). */
+  operatorToken: string;
   /** Graceful stop: HTTP, sequencer (flush + snapshot), real-time, storage. Idempotent. */
   close(): Promise<void>;
 }
@@ -123,6 +126,7 @@ async function catchUpReadModel(
 
 export async function startExchange(config: ExchangeConfig, options: StartOptions = {}): Promise<RunningExchange> {
   const log = options.logger ?? pino({ name: 'perpx', level: config.logLevel });
+  const startedAt = Date.now();
   const dataDir = resolve(config.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -174,6 +178,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       accessTokenTtlSec: config.accessTokenTtlSec,
       refreshTokenTtlSec: config.refreshTokenTtlSec,
     });
+    const operatorToken = await loadOrCreateOperatorToken(dataDir);
     const verifier = createSignatureVerifier({ threads: config.signatureThreads });
     cleanups.push(() => verifier.close());
 
@@ -198,6 +203,28 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     const submit = (cmd: CommandInput) => sequencer.submit(cmd);
 
     // ---- HTTP ----
+    let rtStats: { connections: number; subscriptions: number } = { connections: 0, subscriptions: 0 };
+    const admin: AdminDeps = {
+      operatorToken,
+      setRole: (exchangeId, role) => auth.setRole(exchangeId, role),
+      snapshotNow: () => sequencer.snapshotNow(),
+      checkpoint: () => sequencer.checkpoint(),
+      status: () => {
+        const l = engine.ledger();
+        return {
+          startedAt,
+          sequencer: sequencer.state,
+          lastSnapshotSeq: sequencer.stats.lastSnapshotSeq,
+          commandsByKind: { ...sequencer.stats.commandsByKind },
+          realtime: { connections: rtStats.connections, subscriptions: rtStats.subscriptions },
+          ledger: {
+            deposits: formatUnits(l.deposits), withdrawals: formatUnits(l.withdrawals), balances: formatUnits(l.balances),
+            fees: formatUnits(l.fees), reserveFund: formatUnits(l.reserveFund),
+          },
+          marketMakers: 0,
+        };
+      },
+    };
     const deps: ApiDeps = {
       engine,
       submit,
@@ -207,6 +234,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       readStore: readStoreAdapter(store.queries),
       clock: Date.now,
       config: { faucetAmount: config.faucetAmount },
+      admin,
     };
     const fastifyLogger = config.logLevel === 'silent' ? false : { level: config.logLevel === 'info' ? 'warn' : config.logLevel };
     const separateAuth = config.authPort !== undefined;
@@ -232,6 +260,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       logger: log.child({ module: 'realtime' }),
     });
     publish = (ch, data) => rt.publish(ch, data);
+    rtStats = rt.stats;
     bus.subscribe('realtime', channels.onBatch);
     channels.start();
 
@@ -293,6 +322,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       chainId: config.chainId,
       engine,
       sequencer,
+      operatorToken,
       close,
     };
   } catch (err) {
