@@ -145,4 +145,6 @@ export interface ApiDeps {
   /** Fresh unique id (transfer ids of faucet/withdraw commands). Default crypto.randomUUID. */
   newId?: () => string;
   admin?: AdminDeps;
+  /** Prometheus exposition for GET /metrics; absent = no /metrics route. */
+  metrics?: { contentType: string; render(): Promise<string> };
 }

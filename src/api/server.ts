@@ -18,6 +18,7 @@ import { adminUserRoutes } from './routes/admin-users.js';
 import { authRoutes } from './routes/auth.js';
 import { fundsRoutes } from './routes/funds.js';
 import { marketRoutes } from './routes/market.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { orderManageRoutes } from './routes/order-manage.js';
 import { orderQueryRoutes } from './routes/order-queries.js';
 import { ordersRoutes } from './routes/orders.js';
@@ -72,6 +73,7 @@ export async function buildServer(deps: ApiDeps, opts: ServerOptions = {}): Prom
   await app.register(userRoutes(ctx));
   if (opts.includeAuthRoutes ?? true) await app.register(authRoutes(ctx));
   if (ctx.admin) await app.register(adminRoutes(ctx, ctx.admin.operatorToken));
+  await app.register(metricsRoutes(ctx));
   return app;
 }
 

@@ -28,6 +28,7 @@ import { InProcessEventBroker, type EventBatch } from '../sequencer/event-bus.js
 import { recover } from '../sequencer/recovery.js';
 import { Sequencer, type CommandInput } from '../sequencer/sequencer.js';
 import { createSignatureVerifier } from '../signing/index.js';
+import { createExchangeMetrics } from '../metrics/exchange-metrics.js';
 import { openReadStore, type Projector } from '../store/index.js';
 import type { ExchangeConfig } from './config.js';
 import { readStoreAdapter } from './read-store.js';
@@ -225,6 +226,12 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
         };
       },
     };
+    const metrics = createExchangeMetrics({
+      engine,
+      sequencer,
+      ledger: () => engine.ledger(),
+      realtime: () => rtStats,
+    });
     const deps: ApiDeps = {
       engine,
       submit,
@@ -235,6 +242,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       clock: Date.now,
       config: { faucetAmount: config.faucetAmount },
       admin,
+      metrics,
     };
     const fastifyLogger = config.logLevel === 'silent' ? false : { level: config.logLevel === 'info' ? 'warn' : config.logLevel };
     const separateAuth = config.authPort !== undefined;
