@@ -29,6 +29,8 @@ import { recover } from '../sequencer/recovery.js';
 import { Sequencer, type CommandInput } from '../sequencer/sequencer.js';
 import { createSignatureVerifier } from '../signing/index.js';
 import { createExchangeMetrics } from '../metrics/exchange-metrics.js';
+import { MarketMakerFleet } from '../simulation/market-maker.js';
+import { setUpDemoWallet, setUpMarketMakers, type DemoWallet } from '../simulation/system-accounts.js';
 import { openReadStore, type Projector } from '../store/index.js';
 import type { ExchangeConfig } from './config.js';
 import { readStoreAdapter } from './read-store.js';
@@ -49,6 +51,10 @@ export interface RunningExchange {
   sequencer: Sequencer;
   /** Secret for `x-operator-token` (the CLI reads it from DATA_DIR/operator-token). */
   operatorToken: string;
+  /** The funded demo wallet (DEMO_WALLET), to print at start-up. */
+  demoWallet: DemoWallet | undefined;
+  /** The market-making bots (MARKET_MAKERS > 0). */
+  marketMakers: MarketMakerFleet | undefined;
   /** Graceful stop: HTTP, sequencer (flush + snapshot), real-time, storage. Idempotent. */
   close(): Promise<void>;
 }
@@ -204,6 +210,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     const submit = (cmd: CommandInput) => sequencer.submit(cmd);
 
     // ---- HTTP ----
+    let fleet: MarketMakerFleet | undefined;
     let rtStats: { connections: number; subscriptions: number } = { connections: 0, subscriptions: 0 };
     const admin: AdminDeps = {
       operatorToken,
@@ -222,7 +229,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
             deposits: formatUnits(l.deposits), withdrawals: formatUnits(l.withdrawals), balances: formatUnits(l.balances),
             fees: formatUnits(l.fees), reserveFund: formatUnits(l.reserveFund),
           },
-          marketMakers: 0,
+          marketMakers: fleet?.userIds.length ?? 0,
         };
       },
     };
@@ -287,7 +294,19 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       log.info({ instruments: DEMO_INSTRUMENTS.map((i) => i.id) }, 'seeded demo instruments');
     }
 
+    // ---- demo accounts: market makers and the demo wallet (same command path as users) ----
+    const mm = config.marketMakers;
+    if (mm.count > 0) {
+      const userIds = await setUpMarketMakers(auth, engine, submit, mm.count, mm.funds);
+      fleet = new MarketMakerFleet({ engine, submit, clock: Date.now, logger: log.child({ module: 'market-makers' }) }, mm, userIds);
+    }
+    const demoWallet = config.demoWallet ? await setUpDemoWallet(dataDir, auth, engine, submit, config.faucetAmount === '0' ? '10000' : config.faucetAmount) : undefined;
+
     await app.listen({ port: config.port, host: config.host });
+    if (fleet) {
+      fleet.start(mm.intervalMs);
+      log.info({ bots: fleet.userIds, intervalMs: mm.intervalMs }, 'market makers started');
+    }
     if (authApp) await authApp.listen({ port: config.authPort ?? 0, host: config.host });
     const url = urlOf(app, config.host);
     const authUrl = authApp ? urlOf(authApp, config.host) : url;
@@ -296,6 +315,8 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     const close = (): Promise<void> => {
       closing ??= (async () => {
         log.info('shutting down');
+        // 0. Bots finish their round (their commands are ordinary commands and must not race the stop).
+        await fleet?.stop();
         // 1. No new requests (in-flight ones finish; websockets stay until step 3).
         const httpClosed = Promise.all([app.close(), authApp?.close()]);
         // 2. Final flush + snapshot; every accepted command becomes durable and is published.
@@ -331,6 +352,8 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       engine,
       sequencer,
       operatorToken,
+      demoWallet,
+      marketMakers: fleet,
       close,
     };
   } catch (err) {
