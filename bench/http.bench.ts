@@ -473,6 +473,8 @@ async function main(): Promise<void> {
         DATA_DIR: dataDir,
         LOG_LEVEL: 'silent',
         SEED_DEMO: 'true',
+        MARKET_MAKERS: '0',
+        DEMO_WALLET: 'false',
         SIGNATURE_THREADS: SIGNATURE_THREADS,
         ACCESS_TOKEN_TTL_SEC: '3600',
       }),

@@ -1,5 +1,5 @@
 /** What the HTTP gateway needs from the rest of the system (wired by src/app). */
-import type { AuthService } from '../auth/types.js';
+import type { AuthService, Role, UserRecord } from '../auth/types.js';
 import type { ExchangeEngine } from '../engine/api.js';
 import type { Command } from '../engine/commands.js';
 import type { CommandResult, FillView, OrderView, TpSlView, TradeView } from '../engine/records.js';
@@ -105,6 +105,32 @@ export const DEFAULT_API_CONFIG: ApiConfig = {
   recentTradesMax: 500,
 };
 
+/** Process-level facts for GET /api/admin/status (the engine's own state is read by the route). */
+export interface ExchangeStatus {
+  startedAt: number;
+  /** running | stopping | stopped | failed */
+  sequencer: string;
+  lastSnapshotSeq: number;
+  /** Commands applied since start, by kind. */
+  commandsByKind: Record<string, number>;
+  realtime: { connections: number; subscriptions: number };
+  /** Money identity terms (decimal strings of 1e-8 units). */
+  ledger: { deposits: string; withdrawals: string; balances: string; fees: string; reserveFund: string };
+  marketMakers: number;
+}
+
+/** Operator capabilities beyond the command path; present = /api/admin/* is served. */
+export interface AdminDeps {
+  /** Secret accepted in `x-operator-token` (admin users may use their JWT instead). */
+  operatorToken: string;
+  setRole(exchangeId: number, role: Role): UserRecord;
+  /** Takes an engine snapshot now; resolves with its seq once stored. */
+  snapshotNow(): Promise<number>;
+  /** A durable seq and the engine's state hash at it (for `perpx verify-journal --url`). */
+  checkpoint(): Promise<{ seq: number; stateHash: string }>;
+  status(): ExchangeStatus;
+}
+
 export interface ApiDeps {
   engine: ExchangeEngine;
   submit: Submit;
@@ -118,4 +144,7 @@ export interface ApiDeps {
   config?: Partial<ApiConfig>;
   /** Fresh unique id (transfer ids of faucet/withdraw commands). Default crypto.randomUUID. */
   newId?: () => string;
+  admin?: AdminDeps;
+  /** Prometheus exposition for GET /metrics; absent = no /metrics route. */
+  metrics?: { contentType: string; render(): Promise<string> };
 }

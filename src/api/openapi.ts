@@ -17,6 +17,7 @@ export async function installOpenApi(app: FastifyInstance, title: string): Promi
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
           apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+          operatorToken: { type: 'apiKey', in: 'header', name: 'x-operator-token' },
         },
       },
     },

@@ -11,9 +11,14 @@ import { DEFAULT_API_CONFIG, type ApiDeps } from './deps.js';
 import { installErrorHandling } from './errors.js';
 import { installJsonParser } from './json-parser.js';
 import { installOpenApi } from './openapi.js';
+import { requireOperator } from './operator.js';
+import { adminMarketRoutes } from './routes/admin-market.js';
+import { adminSystemRoutes } from './routes/admin-system.js';
+import { adminUserRoutes } from './routes/admin-users.js';
 import { authRoutes } from './routes/auth.js';
 import { fundsRoutes } from './routes/funds.js';
 import { marketRoutes } from './routes/market.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { orderManageRoutes } from './routes/order-manage.js';
 import { orderQueryRoutes } from './routes/order-queries.js';
 import { ordersRoutes } from './routes/orders.js';
@@ -67,7 +72,20 @@ export async function buildServer(deps: ApiDeps, opts: ServerOptions = {}): Prom
   await app.register(fundsRoutes(ctx));
   await app.register(userRoutes(ctx));
   if (opts.includeAuthRoutes ?? true) await app.register(authRoutes(ctx));
+  if (ctx.admin) await app.register(adminRoutes(ctx, ctx.admin.operatorToken));
+  await app.register(metricsRoutes(ctx));
   return app;
+}
+
+/** /api/admin/*: one encapsulated context whose every route passes `requireOperator` first. */
+function adminRoutes(ctx: RouteContext, operatorToken: string) {
+  return async function plugin(app: FastifyInstance) {
+    app.decorateRequest('operator', null);
+    app.addHook('onRequest', requireOperator(operatorToken, ctx.auth));
+    await app.register(adminSystemRoutes(ctx));
+    await app.register(adminMarketRoutes(ctx));
+    await app.register(adminUserRoutes(ctx));
+  };
 }
 
 /** Only the /auth routes (plus ping), for a separate {auth_url} port. */

@@ -2,6 +2,7 @@
  * Process configuration from environment variables. Every variable has a default; `CONFIG_VARS` is the
  * single table the README documents.
  */
+import { DEFAULT_MARKET_MAKER_SETTINGS, type MarketMakerSettings } from '../simulation/market-maker.js';
 
 export interface ExchangeConfig {
   port: number;
@@ -21,6 +22,20 @@ export interface ExchangeConfig {
   faucetAmount: string;
   logLevel: string;
   seedDemo: boolean;
+  /** demo: bots, demo wallet and faucet on by default; production: all off by default. */
+  environment: 'demo' | 'production';
+  marketMakers: MarketMakerConfig;
+  /** Create and fund a demo wallet and print its private key at start-up. */
+  demoWallet: boolean;
+}
+
+export interface MarketMakerConfig extends MarketMakerSettings {
+  /** Number of bot accounts (0 = off). */
+  count: number;
+  /** Milliseconds between quoting rounds. */
+  intervalMs: number;
+  /** USDT each bot is topped up to on start. */
+  funds: string;
 }
 
 export interface ConfigVar {
@@ -46,6 +61,18 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'FAUCET_AMOUNT', default: '10000', doc: 'USDT credited by the demo faucet per call (0 = faucet off).' },
   { env: 'LOG_LEVEL', default: 'info', doc: 'pino log level (trace, debug, info, warn, error, silent).' },
   { env: 'SEED_DEMO', default: 'true', doc: 'On an empty exchange, create the demo instruments (BTCUSDT, ETHUSDT) and start prices.' },
+  { env: 'PERPX_ENV', default: 'demo', doc: 'demo or production. production turns the defaults of MARKET_MAKERS, DEMO_WALLET, FAUCET_AMOUNT and SEED_DEMO off.' },
+  { env: 'MARKET_MAKERS', default: '3 (demo), 0 (production)', doc: 'Number of market-making bot accounts quoting every tradable instrument (0 = off).' },
+  { env: 'MM_INTERVAL_MS', default: '1000', doc: 'Milliseconds between market-maker quoting rounds.' },
+  { env: 'MM_SPREAD_BPS', default: '10', doc: 'Full quoted spread around the mark price, basis points (each further bot quotes 25% wider).' },
+  { env: 'MM_LEVELS', default: '5', doc: 'Price levels per side per bot (max 10).' },
+  { env: 'MM_LEVEL_STEP_BPS', default: '5', doc: 'Distance between a bot\'s price levels, basis points.' },
+  { env: 'MM_ORDER_NOTIONAL', default: '5000', doc: 'Average notional per quoted level, USDT.' },
+  { env: 'MM_AGGRESSIVENESS', default: '0.3', doc: 'Probability (0..1) per bot, instrument and round of an order crossing the spread (makes trades).' },
+  { env: 'MM_LEVERAGE', default: '10', doc: 'Leverage of the bots\' orders.' },
+  { env: 'MM_MAX_INVENTORY', default: '100000', doc: 'Position notional (USDT) at which a bot skews its quotes fully against its inventory.' },
+  { env: 'MM_FUNDS', default: '1000000', doc: 'USDT each bot account is topped up to at start.' },
+  { env: 'DEMO_WALLET', default: 'true (demo), false (production)', doc: 'Create a funded demo wallet and print its private key at start-up.' },
 ];
 
 export class ConfigError extends Error {
@@ -73,9 +100,25 @@ function bool(env: Env, name: string, def: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+function decimal(env: Env, name: string, def: string): string {
+  const v = str(env, name, def);
+  if (!/^\d+(\.\d+)?$/.test(v)) throw new ConfigError(`${name} must be a decimal, got "${v}"`);
+  return v;
+}
+
+function fraction(env: Env, name: string, def: number): number {
+  const raw = str(env, name, String(def));
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new ConfigError(`${name} must be a number from 0 to 1, got "${raw}"`);
+  return n;
+}
+
 export function loadConfig(env: Env = process.env): ExchangeConfig {
+  const environment = str(env, 'PERPX_ENV', 'demo');
+  if (environment !== 'demo' && environment !== 'production') throw new ConfigError(`PERPX_ENV must be demo or production, got "${environment}"`);
+  const demo = environment === 'demo';
   const authPortRaw = str(env, 'AUTH_PORT', '');
-  const faucet = str(env, 'FAUCET_AMOUNT', '10000');
+  const faucet = str(env, 'FAUCET_AMOUNT', demo ? '10000' : '0');
   if (!/^\d+(\.\d+)?$/.test(faucet)) throw new ConfigError(`FAUCET_AMOUNT must be a decimal, got "${faucet}"`);
   const chainId = str(env, 'CHAIN_ID', '16182');
   if (!/^\d+$/.test(chainId)) throw new ConfigError(`CHAIN_ID must be a decimal integer, got "${chainId}"`);
@@ -95,6 +138,20 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
     heartbeatMs: int(env, 'HEARTBEAT_MS', 5000, 1),
     faucetAmount: faucet,
     logLevel: str(env, 'LOG_LEVEL', 'info'),
-    seedDemo: bool(env, 'SEED_DEMO', true),
+    seedDemo: bool(env, 'SEED_DEMO', demo),
+    environment,
+    marketMakers: {
+      count: int(env, 'MARKET_MAKERS', demo ? 3 : 0),
+      intervalMs: int(env, 'MM_INTERVAL_MS', 1000, 10),
+      spreadBps: int(env, 'MM_SPREAD_BPS', DEFAULT_MARKET_MAKER_SETTINGS.spreadBps, 1),
+      levels: Math.min(10, int(env, 'MM_LEVELS', DEFAULT_MARKET_MAKER_SETTINGS.levels, 1)),
+      levelStepBps: int(env, 'MM_LEVEL_STEP_BPS', DEFAULT_MARKET_MAKER_SETTINGS.levelStepBps, 1),
+      orderNotional: decimal(env, 'MM_ORDER_NOTIONAL', DEFAULT_MARKET_MAKER_SETTINGS.orderNotional),
+      aggressiveness: fraction(env, 'MM_AGGRESSIVENESS', DEFAULT_MARKET_MAKER_SETTINGS.aggressiveness),
+      leverage: int(env, 'MM_LEVERAGE', DEFAULT_MARKET_MAKER_SETTINGS.leverage, 1),
+      maxInventory: decimal(env, 'MM_MAX_INVENTORY', DEFAULT_MARKET_MAKER_SETTINGS.maxInventory),
+      funds: decimal(env, 'MM_FUNDS', '1000000'),
+    },
+    demoWallet: bool(env, 'DEMO_WALLET', demo),
   };
 }

@@ -12,10 +12,11 @@ import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildAuthServer, buildServer } from '../api/server.js';
-import type { ApiDeps } from '../api/deps.js';
+import type { AdminDeps, ApiDeps } from '../api/deps.js';
 import { createAuthService } from '../auth/index.js';
+import { loadOrCreateOperatorToken } from '../auth/operator-token.js';
 import { DEMO_INSTRUMENTS, DEMO_START_PRICES } from '../domain/instrument.js';
-import { parseUnits } from '../domain/fixed.js';
+import { formatUnits, parseUnits } from '../domain/fixed.js';
 import type { ExchangeEngine } from '../engine/api.js';
 import { createEngine, restoreEngine } from '../engine/engine.js';
 import { FileSnapshotStore } from '../journal/file-snapshots.js';
@@ -27,6 +28,9 @@ import { InProcessEventBroker, type EventBatch } from '../sequencer/event-bus.js
 import { recover } from '../sequencer/recovery.js';
 import { Sequencer, type CommandInput } from '../sequencer/sequencer.js';
 import { createSignatureVerifier } from '../signing/index.js';
+import { createExchangeMetrics } from '../metrics/exchange-metrics.js';
+import { MarketMakerFleet } from '../simulation/market-maker.js';
+import { setUpDemoWallet, setUpMarketMakers, type DemoWallet } from '../simulation/system-accounts.js';
 import { openReadStore, type Projector } from '../store/index.js';
 import type { ExchangeConfig } from './config.js';
 import { readStoreAdapter } from './read-store.js';
@@ -45,6 +49,12 @@ export interface RunningExchange {
   chainId: string;
   engine: ExchangeEngine;
   sequencer: Sequencer;
+  /** Secret for `x-operator-token` (the CLI reads it from DATA_DIR/operator-token). */
+  operatorToken: string;
+  /** The funded demo wallet (DEMO_WALLET), to print at start-up. */
+  demoWallet: DemoWallet | undefined;
+  /** The market-making bots (MARKET_MAKERS > 0). */
+  marketMakers: MarketMakerFleet | undefined;
   /** Graceful stop: HTTP, sequencer (flush + snapshot), real-time, storage. Idempotent. */
   close(): Promise<void>;
 }
@@ -123,6 +133,7 @@ async function catchUpReadModel(
 
 export async function startExchange(config: ExchangeConfig, options: StartOptions = {}): Promise<RunningExchange> {
   const log = options.logger ?? pino({ name: 'perpx', level: config.logLevel });
+  const startedAt = Date.now();
   const dataDir = resolve(config.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -174,6 +185,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       accessTokenTtlSec: config.accessTokenTtlSec,
       refreshTokenTtlSec: config.refreshTokenTtlSec,
     });
+    const operatorToken = await loadOrCreateOperatorToken(dataDir);
     const verifier = createSignatureVerifier({ threads: config.signatureThreads });
     cleanups.push(() => verifier.close());
 
@@ -198,6 +210,35 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     const submit = (cmd: CommandInput) => sequencer.submit(cmd);
 
     // ---- HTTP ----
+    let fleet: MarketMakerFleet | undefined;
+    let rtStats: { connections: number; subscriptions: number } = { connections: 0, subscriptions: 0 };
+    const admin: AdminDeps = {
+      operatorToken,
+      setRole: (exchangeId, role) => auth.setRole(exchangeId, role),
+      snapshotNow: () => sequencer.snapshotNow(),
+      checkpoint: () => sequencer.checkpoint(),
+      status: () => {
+        const l = engine.ledger();
+        return {
+          startedAt,
+          sequencer: sequencer.state,
+          lastSnapshotSeq: sequencer.stats.lastSnapshotSeq,
+          commandsByKind: { ...sequencer.stats.commandsByKind },
+          realtime: { connections: rtStats.connections, subscriptions: rtStats.subscriptions },
+          ledger: {
+            deposits: formatUnits(l.deposits), withdrawals: formatUnits(l.withdrawals), balances: formatUnits(l.balances),
+            fees: formatUnits(l.fees), reserveFund: formatUnits(l.reserveFund),
+          },
+          marketMakers: fleet?.userIds.length ?? 0,
+        };
+      },
+    };
+    const metrics = createExchangeMetrics({
+      engine,
+      sequencer,
+      ledger: () => engine.ledger(),
+      realtime: () => rtStats,
+    });
     const deps: ApiDeps = {
       engine,
       submit,
@@ -207,6 +248,8 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       readStore: readStoreAdapter(store.queries),
       clock: Date.now,
       config: { faucetAmount: config.faucetAmount },
+      admin,
+      metrics,
     };
     const fastifyLogger = config.logLevel === 'silent' ? false : { level: config.logLevel === 'info' ? 'warn' : config.logLevel };
     const separateAuth = config.authPort !== undefined;
@@ -232,6 +275,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       logger: log.child({ module: 'realtime' }),
     });
     publish = (ch, data) => rt.publish(ch, data);
+    rtStats = rt.stats;
     bus.subscribe('realtime', channels.onBatch);
     channels.start();
 
@@ -250,7 +294,19 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       log.info({ instruments: DEMO_INSTRUMENTS.map((i) => i.id) }, 'seeded demo instruments');
     }
 
+    // ---- demo accounts: market makers and the demo wallet (same command path as users) ----
+    const mm = config.marketMakers;
+    if (mm.count > 0) {
+      const userIds = await setUpMarketMakers(auth, engine, submit, mm.count, mm.funds);
+      fleet = new MarketMakerFleet({ engine, submit, clock: Date.now, logger: log.child({ module: 'market-makers' }) }, mm, userIds);
+    }
+    const demoWallet = config.demoWallet ? await setUpDemoWallet(dataDir, auth, engine, submit, config.faucetAmount === '0' ? '10000' : config.faucetAmount) : undefined;
+
     await app.listen({ port: config.port, host: config.host });
+    if (fleet) {
+      fleet.start(mm.intervalMs);
+      log.info({ bots: fleet.userIds, intervalMs: mm.intervalMs }, 'market makers started');
+    }
     if (authApp) await authApp.listen({ port: config.authPort ?? 0, host: config.host });
     const url = urlOf(app, config.host);
     const authUrl = authApp ? urlOf(authApp, config.host) : url;
@@ -259,6 +315,8 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     const close = (): Promise<void> => {
       closing ??= (async () => {
         log.info('shutting down');
+        // 0. Bots finish their round (their commands are ordinary commands and must not race the stop).
+        await fleet?.stop();
         // 1. No new requests (in-flight ones finish; websockets stay until step 3).
         const httpClosed = Promise.all([app.close(), authApp?.close()]);
         // 2. Final flush + snapshot; every accepted command becomes durable and is published.
@@ -293,6 +351,9 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       chainId: config.chainId,
       engine,
       sequencer,
+      operatorToken,
+      demoWallet,
+      marketMakers: fleet,
       close,
     };
   } catch (err) {

@@ -31,9 +31,19 @@ async function main(): Promise<void> {
     `  WebSocket    ${exchange.wsUrl}  channels "${exchange.channelPrefix}<name>"`,
     `  Chain id     ${exchange.chainId}`,
     `  API docs     ${exchange.docsUrl}  (OpenAPI: ${exchange.url}/openapi.json)`,
-    `  Data dir     ${exchange.dataDir}`,
+    `  Metrics      ${exchange.url}/metrics`,
+    `  Data dir     ${exchange.dataDir}  (operator token: ${exchange.dataDir}/operator-token, used by \`npm run cli\`)`,
     `  Engine seq   ${exchange.engine.seq}, instruments: ${exchange.engine.instrumentConfigs().map((i) => i.id).join(', ') || '(none)'}`,
   ];
+  if (exchange.marketMakers) lines.push(`  Market makers ${exchange.marketMakers.userIds.length} bots (exchangeIds ${exchange.marketMakers.userIds.join(', ')}) quoting every tradable instrument`);
+  if (exchange.demoWallet) {
+    const w = exchange.demoWallet;
+    lines.push(
+      `  Demo wallet  ${w.address} (exchangeId ${w.exchangeId}), funded with test USDT`,
+      `               private key ${w.privateKey}`,
+      `               try it: npm run example   (or import the key into your bot; test funds only)`,
+    );
+  }
   console.log(lines.join('\n'));
 
   const shutdown = (signal: string) => {

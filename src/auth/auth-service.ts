@@ -171,6 +171,14 @@ export class WalletAuthService implements AuthService {
     return this.store.findUserById(id);
   }
 
+  /**
+   * The user of a wallet, created when missing (no sign-in, no tokens): system accounts such as the demo
+   * market makers and the demo wallet.
+   */
+  ensureUser(wallet: string): UserRecord {
+    return this.findOrCreateUser(getAddress(wallet).toLowerCase());
+  }
+
   /** Operator action (CLI): grants or withdraws admin. */
   setRole(exchangeId: number, role: Role): UserRecord {
     if (role !== 'user' && role !== 'admin') throw new AuthError(400, 'invalid_role', 'role must be user or admin');

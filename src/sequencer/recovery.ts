@@ -17,11 +17,11 @@ export interface ReplayProgress {
 
 export type ProgressCallback = (p: ReplayProgress) => void;
 
-export interface RecoverOptions {
+export interface RecoverOptions<E extends ExchangeEngine = ExchangeEngine> {
   journal: CommandJournal;
   snapshots?: SnapshotStore;
-  createEngine: () => ExchangeEngine;
-  restoreEngine: (snapshot: EngineSnapshot) => ExchangeEngine;
+  createEngine: () => E;
+  restoreEngine: (snapshot: EngineSnapshot) => E;
   onProgress?: ProgressCallback;
   /** Commands between progress reports (default 10,000). */
   progressEvery?: number;
@@ -32,7 +32,7 @@ export interface RecoverOptions {
  * JournalIntegrityError on a gap, or when the snapshot is newer than the journal (the sequencer writes a
  * snapshot only after the journal covers it, so that means the journal was lost or swapped).
  */
-export async function recover(options: RecoverOptions): Promise<ExchangeEngine> {
+export async function recover<E extends ExchangeEngine>(options: RecoverOptions<E>): Promise<E> {
   const { journal, snapshots, onProgress } = options;
   const targetSeq = journal.durableSeq();
   const snapshot = snapshots ? await snapshots.latest() : undefined;

@@ -30,7 +30,9 @@ export interface TestExchange {
 export async function startTestExchange(env: Record<string, string> = {}): Promise<TestExchange> {
   const dir = mkdtempSync(join(tmpdir(), 'perpx-e2e-'));
   const config = loadConfig({
-    PORT: '0', DATA_DIR: dir, SIGNATURE_THREADS: '0', LOG_LEVEL: 'silent', SEED_DEMO: 'true', HEARTBEAT_MS: '1000', ...env,
+    PORT: '0', DATA_DIR: dir, SIGNATURE_THREADS: '0', LOG_LEVEL: 'silent', SEED_DEMO: 'true', HEARTBEAT_MS: '1000',
+    // Tests that assert exact books and balances run without the demo bots and demo wallet.
+    MARKET_MAKERS: '0', DEMO_WALLET: 'false', ...env,
   });
   const ex = await startExchange(config);
   return {

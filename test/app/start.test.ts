@@ -10,7 +10,7 @@ import { startExchange, type RunningExchange } from '../../src/app/exchange.js';
 import { client, connected, subscribed } from '../realtime/helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'perpx-app-'));
-const config = loadConfig({ PORT: '0', DATA_DIR: dir, SIGNATURE_THREADS: '0', LOG_LEVEL: 'silent', HEARTBEAT_MS: '100' });
+const config = loadConfig({ PORT: '0', DATA_DIR: dir, SIGNATURE_THREADS: '0', LOG_LEVEL: 'silent', HEARTBEAT_MS: '100', MARKET_MAKERS: '0' });
 
 async function getJson(base: string, path: string): Promise<unknown> {
   const res = await fetch(base + path);
@@ -26,6 +26,7 @@ async function instrumentIds(ex: RunningExchange): Promise<string[]> {
 describe('app: start, serve, restart', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
   let seqAfterFirstRun = 0;
+  let firstDemo = '';
 
   test('first start seeds the demo instruments and serves REST + websocket', async () => {
     const ex = await startExchange(config);
@@ -36,6 +37,11 @@ describe('app: start, serve, restart', () => {
       assert.ok(ids.includes('BTCUSDT') && ids.includes('ETHUSDT'), `instruments: ${ids.join(',')}`);
       seqAfterFirstRun = ex.engine.seq;
       assert.ok(seqAfterFirstRun >= 2);
+      // The demo wallet exists, is funded, and its key signs in to the same account.
+      const demo = ex.demoWallet;
+      assert.ok(demo, 'demo wallet');
+      assert.equal(ex.engine.account(demo.exchangeId).balance, 10_000n * 100_000_000n);
+      firstDemo = demo.privateKey;
 
       // Websocket on the same port: public channel allowed, unknown channel refused, heartbeat arrives.
       const c = client(ex.wsUrl);
@@ -62,7 +68,8 @@ describe('app: start, serve, restart', () => {
   test('restart on the same data dir: instruments restored, not seeded again', async () => {
     const ex = await startExchange(config);
     try {
-      assert.equal(ex.engine.seq, seqAfterFirstRun);
+      assert.equal(ex.engine.seq, seqAfterFirstRun, 'nothing re-seeded or re-funded');
+      assert.equal(ex.demoWallet?.privateKey, firstDemo, 'same demo wallet after restart');
       assert.deepEqual(await instrumentIds(ex), ['BTCUSDT', 'ETHUSDT']);
     } finally {
       await ex.close();

@@ -1,0 +1,61 @@
+/**
+ * Operator system views under /api/admin: status (engine, sequencer, real-time, ledger), snapshot now,
+ * and a checkpoint (durable seq + state hash) that `perpx verify-journal --url` replays against.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { formatUnits } from '../../domain/fixed.js';
+import { ErrorBody } from '../../records/common.js';
+import type { RouteContext } from '../context.js';
+import { OPERATOR_SECURITY } from '../operator.js';
+
+const errors = { '4xx': ErrorBody };
+
+export function adminSystemRoutes(ctx: RouteContext) {
+  return async function plugin(app: FastifyInstance) {
+    const tags = ['admin'];
+    const security = OPERATOR_SECURITY;
+    const admin = ctx.admin;
+    if (!admin) return;
+
+    app.get('/api/admin/status', {
+      schema: { tags, security, summary: 'Engine, sequencer, real-time and ledger status', response: { ...errors } },
+    }, async () => {
+      const engine = ctx.engine;
+      const status = admin.status();
+      const instruments = engine.instrumentConfigs().map((c) => {
+        const s = engine.instrumentState(c.id);
+        const best = engine.depth(c.id, 1, 0);
+        const px = (u: number | null | undefined) => (u === null || u === undefined ? null : formatUnits(u));
+        return {
+          id: c.id,
+          trading: s?.trading ?? c.trading,
+          indexPrice: px(s?.indexPrice),
+          markPrice: px(s?.markPrice),
+          lastPrice: px(s?.lastPrice),
+          bestBid: px(best?.bids[best.bids.length - 1]?.price),
+          bestAsk: px(best?.asks[0]?.price),
+          openInterest: px(s?.openInterest),
+        };
+      });
+      return {
+        seq: engine.seq,
+        matcher: engine.matcher().state,
+        uptimeSec: Math.round((ctx.clock() - status.startedAt) / 1000),
+        ...status,
+        instruments,
+      };
+    });
+
+    app.post('/api/admin/snapshot', {
+      schema: { tags, security, summary: 'Take an engine snapshot now', response: { 200: Type.Object({ seq: Type.Integer() }), ...errors } },
+    }, async () => ({ seq: await admin.snapshotNow() }));
+
+    app.post('/api/admin/checkpoint', {
+      schema: {
+        tags, security, summary: 'A durable seq and the state hash at it (journal verification)',
+        response: { 200: Type.Object({ seq: Type.Integer(), stateHash: Type.String() }), ...errors },
+      },
+    }, async () => admin.checkpoint());
+  };
+}

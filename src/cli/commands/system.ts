@@ -1,0 +1,46 @@
+/** status and snapshot. */
+import { adminClient } from '../admin-client.js';
+import type { CommandSpec } from '../command.js';
+import { printResult, table } from '../output.js';
+
+interface Status {
+  seq: number;
+  matcher: string;
+  uptimeSec: number;
+  sequencer: string;
+  lastSnapshotSeq: number;
+  commandsByKind: Record<string, number>;
+  realtime: { connections: number; subscriptions: number };
+  ledger: Record<string, string>;
+  marketMakers: number;
+  instruments: Array<Record<string, string | null>>;
+}
+
+export const statusCommand: CommandSpec = {
+  name: 'status',
+  summary: 'Engine seq, matcher and sequencer state, instruments with prices, connections, ledger',
+  async run({ global }) {
+    const s = await (await adminClient(global)).get<Status>('/api/admin/status');
+    printResult(global.json, s, () => {
+      const commands = Object.entries(s.commandsByKind).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k}=${n}`).join(' ');
+      return [
+        `seq ${s.seq}  matcher ${s.matcher}  sequencer ${s.sequencer}  last snapshot ${s.lastSnapshotSeq}  up ${s.uptimeSec}s`,
+        `realtime: ${s.realtime.connections} connections, ${s.realtime.subscriptions} subscriptions   market makers: ${s.marketMakers}`,
+        `ledger: ${Object.entries(s.ledger).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+        `commands since start: ${commands || '(none)'}`,
+        '',
+        table(['instrument', 'trading', 'index', 'mark', 'last', 'bid', 'ask', 'OI'],
+          s.instruments.map((i) => [i.id, i.trading, i.indexPrice, i.markPrice, i.lastPrice, i.bestBid, i.bestAsk, i.openInterest])),
+      ].join('\n');
+    });
+  },
+};
+
+export const snapshotCommand: CommandSpec = {
+  name: 'snapshot',
+  summary: 'Take an engine snapshot now (next start loads it instead of replaying the journal)',
+  async run({ global }) {
+    const r = await (await adminClient(global)).post<{ seq: number }>('/api/admin/snapshot');
+    printResult(global.json, r, () => `snapshot saved at seq ${r.seq}`);
+  },
+};

@@ -1,0 +1,130 @@
+/**
+ * /metrics for the whole process (Prometheus text format), all read at scrape time from state the
+ * components already keep: sequencer stats (commands by kind, latency histograms, journal fsync), the
+ * real-time server (connections, subscriptions), the engine (book depth, reserve fund, seq). Nothing is
+ * added to the command path.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { toWireNumber } from '../domain/fixed.js';
+import type { ExchangeEngine } from '../engine/api.js';
+import type { Sequencer } from '../sequencer/sequencer.js';
+import { StatsHistogram } from './stats-histogram.js';
+
+/** Levels per side counted into the depth gauges (a scrape walks at most this many). */
+export const DEPTH_LEVELS = 1000;
+
+export interface MetricsSources {
+  engine: ExchangeEngine;
+  sequencer: Sequencer;
+  /** Money identity terms; `reserveFund` is exposed. */
+  ledger: () => { reserveFund: bigint; fees: bigint };
+  realtime: () => { connections: number; subscriptions: number };
+  /** Process metrics (CPU, memory, event-loop lag). Default true. */
+  processMetrics?: boolean;
+}
+
+export interface ExchangeMetrics {
+  registry: Registry;
+  contentType: string;
+  render(): Promise<string>;
+}
+
+export function createExchangeMetrics(src: MetricsSources): ExchangeMetrics {
+  const registry = new Registry();
+  const stats = src.sequencer.stats;
+  if (src.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'perpx_' });
+
+  new Counter({
+    name: 'perpx_commands_total',
+    help: 'Commands applied by the engine, by kind and outcome (ok | refused); rate() gives commands/s',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [kind, n] of Object.entries(stats.commandsByKind)) {
+        const refused = stats.refusedByKind[kind as keyof typeof stats.refusedByKind] ?? 0;
+        if (n - refused > 0) this.inc({ kind, outcome: 'ok' }, n - refused);
+        if (refused > 0) this.inc({ kind, outcome: 'refused' }, refused);
+      }
+    },
+  });
+  new StatsHistogram('perpx_command_apply_seconds', 'Time the engine takes to apply one command', () => stats.applyLatency).register(registry);
+  new StatsHistogram('perpx_command_latency_seconds', 'Command latency from submit to durable acknowledgment (apply + journal group commit)', () => stats.ackLatency).register(registry);
+  new StatsHistogram('perpx_journal_fsync_seconds', 'Journal group-commit flush (one transaction + fsync)', () => stats.flushLatency).register(registry);
+  new StatsHistogram('perpx_snapshot_capture_seconds', 'Engine snapshot capture (blocks the sequencer)', () => stats.snapshotCaptureLatency).register(registry);
+  new Counter({
+    name: 'perpx_journal_flushed_commands_total', help: 'Commands made durable (divide by flushes for the group-commit size)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(stats.flushedCommands);
+    },
+  });
+  new Counter({
+    name: 'perpx_journal_flushes_total', help: 'Journal group commits',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(stats.flushes);
+    },
+  });
+  new Gauge({
+    name: 'perpx_engine_seq', help: 'Sequence number of the last applied command', registers: [registry],
+    collect() {
+      this.set(src.engine.seq);
+    },
+  });
+  new Gauge({
+    name: 'perpx_realtime_connections', help: 'Open websocket connections', registers: [registry],
+    collect() {
+      this.set(src.realtime().connections);
+    },
+  });
+  new Gauge({
+    name: 'perpx_realtime_subscriptions', help: 'Live channel subscriptions over all connections', registers: [registry],
+    collect() {
+      this.set(src.realtime().subscriptions);
+    },
+  });
+  new Gauge({
+    name: 'perpx_book_depth', help: `Resting quantity in the order book (base units), by instrument and side, over the best ${DEPTH_LEVELS} levels`,
+    labelNames: ['instrument', 'side'] as const, registers: [registry],
+    collect() {
+      this.reset();
+      for (const c of src.engine.instrumentConfigs()) {
+        const d = src.engine.depth(c.id, DEPTH_LEVELS, 0);
+        if (!d) continue;
+        const sum = (levels: Array<{ quantity: number }>) => toWireNumber(levels.reduce((s, l) => s + l.quantity, 0));
+        this.set({ instrument: c.id, side: 'bid' }, sum(d.bids));
+        this.set({ instrument: c.id, side: 'ask' }, sum(d.asks));
+      }
+    },
+  });
+  new Gauge({
+    name: 'perpx_book_levels', help: `Price levels in the order book, by instrument and side (capped at ${DEPTH_LEVELS})`,
+    labelNames: ['instrument', 'side'] as const, registers: [registry],
+    collect() {
+      this.reset();
+      for (const c of src.engine.instrumentConfigs()) {
+        const d = src.engine.depth(c.id, DEPTH_LEVELS, 0);
+        if (!d) continue;
+        this.set({ instrument: c.id, side: 'bid' }, d.bids.length);
+        this.set({ instrument: c.id, side: 'ask' }, d.asks.length);
+      }
+    },
+  });
+  new Gauge({
+    name: 'perpx_reserve_fund_usdt', help: 'Insurance (reserve) fund balance, USDT', registers: [registry],
+    collect() {
+      this.set(toWireNumber(src.ledger().reserveFund));
+    },
+  });
+  new Gauge({
+    name: 'perpx_fees_collected_usdt', help: 'Trading fees collected since the exchange started, USDT', registers: [registry],
+    collect() {
+      this.set(toWireNumber(src.ledger().fees));
+    },
+  });
+
+  return { registry, contentType: registry.contentType, render: () => registry.metrics() };
+}
