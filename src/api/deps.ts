@@ -1,4 +1,5 @@
 /** What the HTTP gateway needs from the rest of the system (wired by src/app). */
+import type { AccountServices } from '../accounts/index.js';
 import type { AuthService } from '../auth/types.js';
 import type { ExchangeEngine } from '../engine/api.js';
 import type { Command } from '../engine/commands.js';
@@ -118,4 +119,6 @@ export interface ApiDeps {
   config?: Partial<ApiConfig>;
   /** Fresh unique id (transfer ids of faucet/withdraw commands). Default crypto.randomUUID. */
   newId?: () => string;
+  /** Profiles, statistics, trade signals, mobile-app rules; their routes are served only when present. */
+  accounts?: AccountServices;
 }

@@ -14,10 +14,14 @@ import { installOpenApi } from './openapi.js';
 import { authRoutes } from './routes/auth.js';
 import { fundsRoutes } from './routes/funds.js';
 import { marketRoutes } from './routes/market.js';
+import { mobileAppRoutes } from './routes/mobile-app.js';
 import { orderManageRoutes } from './routes/order-manage.js';
 import { orderQueryRoutes } from './routes/order-queries.js';
 import { ordersRoutes } from './routes/orders.js';
 import { positionRoutes } from './routes/positions.js';
+import { profileRoutes } from './routes/profile.js';
+import { signalRoutes } from './routes/signals.js';
+import { statisticsRoutes } from './routes/statistics.js';
 import { systemRoutes } from './routes/system.js';
 import { tpslRoutes } from './routes/tpsl.js';
 import { userRoutes } from './routes/user.js';
@@ -66,8 +70,19 @@ export async function buildServer(deps: ApiDeps, opts: ServerOptions = {}): Prom
   await app.register(tpslRoutes(ctx));
   await app.register(fundsRoutes(ctx));
   await app.register(userRoutes(ctx));
+  if (ctx.accounts) await app.register(accountRoutes(ctx, ctx.accounts));
   if (opts.includeAuthRoutes ?? true) await app.register(authRoutes(ctx));
   return app;
+}
+
+/** Users/profile, statistics and yield, trade signals, mobile app. */
+function accountRoutes(ctx: RouteContext, accounts: NonNullable<RouteContext['accounts']>) {
+  return async function plugin(app: FastifyInstance) {
+    await app.register(profileRoutes(ctx, accounts));
+    await app.register(statisticsRoutes(ctx, accounts));
+    await app.register(signalRoutes(ctx, accounts));
+    await app.register(mobileAppRoutes(ctx, accounts));
+  };
 }
 
 /** Only the /auth routes (plus ping), for a separate {auth_url} port. */

@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildAuthServer, buildServer } from '../api/server.js';
 import type { ApiDeps } from '../api/deps.js';
+import { openAccountStores } from '../accounts/index.js';
 import { createAuthService } from '../auth/index.js';
 import { DEMO_INSTRUMENTS, DEMO_START_PRICES } from '../domain/instrument.js';
 import { parseUnits } from '../domain/fixed.js';
@@ -28,6 +29,8 @@ import { recover } from '../sequencer/recovery.js';
 import { Sequencer, type CommandInput } from '../sequencer/sequencer.js';
 import { createSignatureVerifier } from '../signing/index.js';
 import { openReadStore, type Projector } from '../store/index.js';
+import { ExchangeStatistics } from '../store/statistics.js';
+import { UserHistory } from '../store/user-history.js';
 import type { ExchangeConfig } from './config.js';
 import { readStoreAdapter } from './read-store.js';
 
@@ -198,6 +201,15 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     const submit = (cmd: CommandInput) => sequencer.submit(cmd);
 
     // ---- HTTP ----
+    // Filled in once the real-time server exists (it attaches to the HTTP server built below).
+    let onlineConnections = () => 0;
+    const accounts = {
+      ...openAccountStores(authDb),
+      statistics: new ExchangeStatistics(store.db),
+      userHistory: new UserHistory(store.db),
+      queries: store.queries,
+      onlineConnections: () => onlineConnections(),
+    };
     const deps: ApiDeps = {
       engine,
       submit,
@@ -207,6 +219,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       readStore: readStoreAdapter(store.queries),
       clock: Date.now,
       config: { faucetAmount: config.faucetAmount },
+      accounts,
     };
     const fastifyLogger = config.logLevel === 'silent' ? false : { level: config.logLevel === 'info' ? 'warn' : config.logLevel };
     const separateAuth = config.authPort !== undefined;
@@ -232,6 +245,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       logger: log.child({ module: 'realtime' }),
     });
     publish = (ch, data) => rt.publish(ch, data);
+    onlineConnections = () => rt.stats.connections;
     bus.subscribe('realtime', channels.onBatch);
     channels.start();
 
