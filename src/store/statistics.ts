@@ -12,7 +12,7 @@ import { toMoney, toNum } from './codec.js';
 import type { StoreDatabase } from './schema.js';
 
 export const DAY_MS = 86_400_000;
-const CHUNK = 5000;
+const DEFAULT_CHUNK = 5000;
 
 export interface DayBucket {
   /** UTC day number (epoch ms / DAY_MS, floored) */
@@ -60,7 +60,12 @@ export class ExchangeStatistics {
   private foldedSeq = -1;
   private refreshing: Promise<void> | undefined;
 
-  constructor(private readonly db: Kysely<StoreDatabase>) {}
+  private readonly chunk: number;
+
+  /** `chunk`: rows per read (small values in tests exercise the chunk boundaries). */
+  constructor(private readonly db: Kysely<StoreDatabase>, opts: { chunk?: number } = {}) {
+    this.chunk = opts.chunk ?? DEFAULT_CHUNK;
+  }
 
   /** Folds whatever the projector wrote since the last call. Concurrent callers share one pass. */
   refresh(): Promise<void> {
@@ -94,10 +99,10 @@ export class ExchangeStatistics {
   ): Promise<void> {
     const base = () => (this.db.selectFrom(table) as any).select([...columns, 'seq']).orderBy('seq').orderBy('ev');
     for (;;) {
-      const rows: Array<Record<string, any>> = await base().where('seq', '>', this.cursor[cursor]).where('seq', '<=', target).limit(CHUNK).execute();
+      const rows: Array<Record<string, any>> = await base().where('seq', '>', this.cursor[cursor]).where('seq', '<=', target).limit(this.chunk).execute();
       if (rows.length === 0) return;
       let use = rows;
-      if (rows.length === CHUNK) {
+      if (rows.length === this.chunk) {
         const last = toNum(rows[rows.length - 1]!.seq);
         use = rows.filter((r) => toNum(r.seq) < last);
         // One batch larger than a chunk: read that seq whole.
@@ -105,7 +110,7 @@ export class ExchangeStatistics {
       }
       fn(use);
       this.cursor[cursor] = toNum(use[use.length - 1]!.seq);
-      if (rows.length < CHUNK) return;
+      if (rows.length < this.chunk) return;
     }
   }
 

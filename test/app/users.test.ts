@@ -214,4 +214,22 @@ describe('users and profile', () => {
     assertError(await http(X.url, 'GET', '/api/mobile-app/blocked-version?platform=ios&version=latest'), 400);
     assertError(await http(X.url, 'GET', '/api/mobile-app/blocked-version?platform=ios'), 400);
   });
+
+  test('every route of this issue is in /openapi.json with its schemas', async () => {
+    const doc = ok(await http(X.url, 'GET', '/openapi.json'));
+    const routes: Array<[string, string]> = [
+      ['get', '/api/user/list'], ['put', '/api/user/{userId}'], ['post', '/api/user/account'], ['get', '/api/user/sign-up/{wallet}/check'],
+      ['get', '/api/user/sign-up/quota'], ['get', '/api/user/image/check'], ['get', '/api/public/{authId}/profile'],
+      ['put', '/api/pair/{pairId}/favorite'], ['get', '/api/user/oct/delegate'], ['post', '/api/smart-account/validate'],
+      ['get', '/api/public/yield/apr'], ['get', '/api/user/yield/status'], ['get', '/api/user/yield/earned'],
+      ['get', '/api/public/statistics/total'], ['get', '/api/public/statistics/online-users'], ['get', '/api/public/statistics/charts'],
+      ['get', '/api/trade/signal'], ['post', '/api/trade/signal'], ['get', '/api/trade/signal/{id}'],
+      ['put', '/api/mobile-app/blocked-version/{id}'], ['get', '/api/mobile-app/blocked-version'],
+    ];
+    for (const [method, path] of routes) {
+      const op = doc.paths?.[path]?.[method];
+      assert.ok(op, `${method.toUpperCase()} ${path} missing from /openapi.json`);
+      assert.ok(op.responses?.['200']?.content, `${method.toUpperCase()} ${path}: no 200 schema`);
+    }
+  });
 });
