@@ -10,11 +10,13 @@ import type { RouteContext } from './context.js';
 import { DEFAULT_API_CONFIG, type ApiDeps } from './deps.js';
 import { installErrorHandling } from './errors.js';
 import { installJsonParser } from './json-parser.js';
+import { installOauthScopes } from './oauth-scopes.js';
 import { installOpenApi } from './openapi.js';
 import { authRoutes } from './routes/auth.js';
 import { fundsRoutes } from './routes/funds.js';
 import { marketRoutes } from './routes/market.js';
 import { mobileAppRoutes } from './routes/mobile-app.js';
+import { oauthRoutes } from './routes/oauth.js';
 import { orderManageRoutes } from './routes/order-manage.js';
 import { orderQueryRoutes } from './routes/order-queries.js';
 import { ordersRoutes } from './routes/orders.js';
@@ -61,6 +63,7 @@ async function base(ctx: RouteContext, opts: ServerOptions, title: string): Prom
 export async function buildServer(deps: ApiDeps, opts: ServerOptions = {}): Promise<FastifyInstance> {
   const ctx = contextOf(deps);
   const app = await base(ctx, opts, 'Perpetual futures exchange API');
+  installOauthScopes(app);
   await app.register(systemRoutes(ctx));
   await app.register(marketRoutes(ctx));
   await app.register(ordersRoutes(ctx));
@@ -82,6 +85,7 @@ function accountRoutes(ctx: RouteContext, accounts: NonNullable<RouteContext['ac
     await app.register(statisticsRoutes(ctx, accounts));
     await app.register(signalRoutes(ctx, accounts));
     await app.register(mobileAppRoutes(ctx, accounts));
+    await app.register(oauthRoutes(ctx, accounts.oauth));
   };
 }
 

@@ -13,7 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildAuthServer, buildServer } from '../api/server.js';
 import type { ApiDeps } from '../api/deps.js';
-import { openAccountStores } from '../accounts/index.js';
+import { openAccountStores, withOauthGrants } from '../accounts/index.js';
 import { createAuthService } from '../auth/index.js';
 import { DEMO_INSTRUMENTS, DEMO_START_PRICES } from '../domain/instrument.js';
 import { parseUnits } from '../domain/fixed.js';
@@ -213,7 +213,8 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     const deps: ApiDeps = {
       engine,
       submit,
-      auth,
+      // OAuth grant tokens authenticate HTTP requests too (scoped); the real-time server keeps wallet auth only.
+      auth: withOauthGrants(auth, accounts.oauth, Date.now),
       verifier,
       chainId: config.chainId,
       readStore: readStoreAdapter(store.queries),

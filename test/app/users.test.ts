@@ -225,6 +225,8 @@ describe('users and profile', () => {
       ['get', '/api/public/statistics/total'], ['get', '/api/public/statistics/online-users'], ['get', '/api/public/statistics/charts'],
       ['get', '/api/trade/signal'], ['post', '/api/trade/signal'], ['get', '/api/trade/signal/{id}'],
       ['put', '/api/mobile-app/blocked-version/{id}'], ['get', '/api/mobile-app/blocked-version'],
+      ['get', '/api/oauth'], ['post', '/api/oauth/approve'], ['post', '/api/oauth/deny'], ['post', '/api/oauth/token'],
+      ['get', '/api/oauth/request/list'], ['delete', '/api/oauth/request/{id}'], ['post', '/api/oauth/integration'],
     ];
     for (const [method, path] of routes) {
       const op = doc.paths?.[path]?.[method];
