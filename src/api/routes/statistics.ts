@@ -38,6 +38,9 @@ function parseTime(name: string, v: string): number {
   return ms;
 }
 
+/** The engine ledger walks every account: public callers get it at most once per this many ms. */
+const LEDGER_CACHE_MS = 1000;
+
 /** 1e-8 rate → JSON fraction. */
 const rate = (r: bigint) => num(r);
 
@@ -45,6 +48,12 @@ export function statisticsRoutes(ctx: RouteContext, accounts: AccountServices) {
   const { statistics } = accounts;
   const today = () => Math.floor(ctx.clock() / DAY_MS);
   const windowDays = (days: number) => statistics.daysBetween(today() - days + 1, today());
+  let ledgerCache: { at: number; value: ReturnType<NonNullable<RouteContext['engine']['ledger']>> | undefined } | undefined;
+  const ledger = () => {
+    const now = ctx.clock();
+    if (!ledgerCache || now - ledgerCache.at >= LEDGER_CACHE_MS) ledgerCache = { at: now, value: ctx.engine.ledger?.() };
+    return ledgerCache.value;
+  };
 
   return async function plugin(app: FastifyInstance) {
     app.get('/api/public/yield/apr', {
@@ -86,13 +95,13 @@ export function statisticsRoutes(ctx: RouteContext, accounts: AccountServices) {
       schema: { tags: ['statistics'], summary: 'Exchange totals', response: { 200: TotalStatisticRecord, ...errors } },
     }, async () => {
       const t = await statistics.totals();
-      const ledger = ctx.engine.ledger?.();
+      const l = ledger();
       return {
         tradingVolume: num(t.tradingVolume),
         feesVolume: num(t.feesVolume),
-        reserveFund: num(ledger?.reserveFund ?? t.reserveIncome),
-        exchangeFees: num(ledger?.fees ?? t.exchangeFees),
-        totalValueLocked: num(ledger?.balances ?? t.totalValueLocked),
+        reserveFund: num(l?.reserveFund ?? t.reserveIncome),
+        exchangeFees: num(l?.fees ?? t.exchangeFees),
+        totalValueLocked: num(l?.balances ?? t.totalValueLocked),
         trades: t.trades,
         usersRegistered: accounts.profiles.userCount(),
         depositors: t.depositors,
