@@ -7,7 +7,7 @@ import type { EngineEvent } from '../../src/engine/records.js';
 import { notional } from '../../src/domain/fixed.js';
 import { DAY_MS, ExchangeStatistics } from '../../src/store/statistics.js';
 import type { EventBatch } from '../../src/store/projector.js';
-import { openSqliteTestStore } from './dialects.js';
+import { openPostgresTestStore, openSqliteTestStore, postgresAvailable, type TestStore } from './dialects.js';
 import { generateHistory } from './history-fixture.js';
 
 /** Moves every event time of the batch by `ms` (the fixture's history fits in one day). */
@@ -64,9 +64,10 @@ function recount(batches: EventBatch[]): Map<number, RefDay> {
   return days;
 }
 
-describe('exchange statistics fold', () => {
-  test('incremental, chunked fold equals a recount of the events, per day and instrument', async () => {
-    const t = await openSqliteTestStore();
+for (const [name, openStore] of [['sqlite', openSqliteTestStore], ['postgres', openPostgresTestStore]] as Array<[string, () => Promise<TestStore>]>) describe(`exchange statistics fold (${name})`, () => {
+  test('incremental, chunked fold equals a recount of the events, per day and instrument', async (ctx) => {
+    if (name === 'postgres' && !(await postgresAvailable())) return ctx.skip('PostgreSQL not reachable');
+    const t = await openStore();
     try {
       const h = generateHistory({ seed: 11, orders: 300 });
       const third = Math.ceil(h.batches.length / 3);
