@@ -3,12 +3,13 @@
  * version is blocked (public).
  */
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { BLOCK_TYPES, MobileAppError, PLATFORMS, type BlockedVersionPatch } from '../../accounts/mobile-app.js';
 import type { AccountServices } from '../../accounts/index.js';
 import { BlockedVersionRecord, VersionCheckRecord, toBlockedVersion } from '../../records/accounts.js';
 import { ErrorBody, Nullable, StringEnum } from '../../records/common.js';
-import { SECURITY, userOf } from '../authenticate.js';
+import { requireAdmin, type OperatorGuard } from '../admin-guard.js';
+import { SECURITY } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
 import { ApiError, badRequest } from '../errors.js';
 import { Body } from '../schemas.js';
@@ -32,20 +33,13 @@ const IdParams = Type.Object({
 });
 const CheckQuery = Type.Object({ platform: StringEnum(PLATFORMS), version: Version });
 
-/**
- * Operator-only guard: admins pass, everyone else gets 403. Kept local so the composition can swap in
- * the shared operator guard (operator token or admin JWT).
- */
-export function requireAdmin(req: FastifyRequest): void {
-  if (userOf(req).role !== 'admin') throw new ApiError(403, 'FORBIDDEN', 'Only operators (admin role) may change blocked app versions');
-}
 
 function mapError(e: unknown): never {
   if (e instanceof MobileAppError) throw badRequest(e.code, e.message);
   throw e;
 }
 
-export function mobileAppRoutes(ctx: RouteContext, accounts: AccountServices, guard: (req: FastifyRequest) => void = requireAdmin) {
+export function mobileAppRoutes(ctx: RouteContext, accounts: AccountServices, guard: OperatorGuard = requireAdmin) {
   const { blockedVersions } = accounts;
   return async function plugin(app: FastifyInstance) {
     app.put('/api/mobile-app/blocked-version/:id', {

@@ -3,13 +3,14 @@
  * grant exchange, the user's own requests, and operator registration of integrations.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { OauthError, type OauthService } from '../../accounts/oauth.js';
 import { EmptyResponse, ErrorBody, iso } from '../../records/common.js';
 import {
   OauthApproveRecord, OauthDenyRecord, OauthGetClientRecord, OauthIntegrationCreatedRecord, OauthIntegrationRecord, OauthRequestListRecord,
   OauthTokenRecord, toOauthClient, toOauthIntegration, toOauthRequest,
 } from '../../records/oauth.js';
+import { requireAdmin, type OperatorGuard } from '../admin-guard.js';
 import { SECURITY, userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
 import { ApiError } from '../errors.js';
@@ -53,12 +54,8 @@ const guarded = <T>(fn: () => T): T => {
   }
 };
 
-/** Operator-only (admin role); kept local so the composition can swap in the shared operator guard. */
-export function requireAdmin(req: FastifyRequest): void {
-  if (userOf(req).role !== 'admin') throw new ApiError(403, 'FORBIDDEN', 'Only operators (admin role) may manage OAuth integrations');
-}
 
-export function oauthRoutes(ctx: RouteContext, oauth: OauthService, guard: (req: FastifyRequest) => void = requireAdmin) {
+export function oauthRoutes(ctx: RouteContext, oauth: OauthService, guard: OperatorGuard = requireAdmin) {
   return async function plugin(app: FastifyInstance) {
     app.get('/api/oauth', {
       schema: { tags, summary: 'Client info for the consent screen; opens a consent request', querystring: ClientQuery, response: { 200: OauthGetClientRecord, ...errors } },
