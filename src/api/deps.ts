@@ -1,5 +1,6 @@
 /** What the HTTP gateway needs from the rest of the system (wired by src/app). */
 import type { AuthService, Role, UserRecord } from '../auth/types.js';
+import type { AccountServices } from '../accounts/index.js';
 import type { ExchangeEngine } from '../engine/api.js';
 import type { Command } from '../engine/commands.js';
 import type { CommandResult, FillView, OrderView, TpSlView, TradeView } from '../engine/records.js';
@@ -147,4 +148,6 @@ export interface ApiDeps {
   admin?: AdminDeps;
   /** Prometheus exposition for GET /metrics; absent = no /metrics route. */
   metrics?: { contentType: string; render(): Promise<string> };
+  /** Profiles, statistics, trade signals, mobile-app rules; their routes are served only when present. */
+  accounts?: AccountServices;
 }

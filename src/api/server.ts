@@ -10,6 +10,7 @@ import type { RouteContext } from './context.js';
 import { DEFAULT_API_CONFIG, type ApiDeps } from './deps.js';
 import { installErrorHandling } from './errors.js';
 import { installJsonParser } from './json-parser.js';
+import { installOauthScopes } from './oauth-scopes.js';
 import { installOpenApi } from './openapi.js';
 import { requireOperator } from './operator.js';
 import { adminMarketRoutes } from './routes/admin-market.js';
@@ -19,10 +20,15 @@ import { authRoutes } from './routes/auth.js';
 import { fundsRoutes } from './routes/funds.js';
 import { marketRoutes } from './routes/market.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { mobileAppRoutes } from './routes/mobile-app.js';
+import { oauthRoutes } from './routes/oauth.js';
 import { orderManageRoutes } from './routes/order-manage.js';
 import { orderQueryRoutes } from './routes/order-queries.js';
 import { ordersRoutes } from './routes/orders.js';
 import { positionRoutes } from './routes/positions.js';
+import { profileRoutes } from './routes/profile.js';
+import { signalRoutes } from './routes/signals.js';
+import { statisticsRoutes } from './routes/statistics.js';
 import { systemRoutes } from './routes/system.js';
 import { tpslRoutes } from './routes/tpsl.js';
 import { userRoutes } from './routes/user.js';
@@ -62,6 +68,7 @@ async function base(ctx: RouteContext, opts: ServerOptions, title: string): Prom
 export async function buildServer(deps: ApiDeps, opts: ServerOptions = {}): Promise<FastifyInstance> {
   const ctx = contextOf(deps);
   const app = await base(ctx, opts, 'Perpetual futures exchange API');
+  installOauthScopes(app);
   await app.register(systemRoutes(ctx));
   await app.register(marketRoutes(ctx));
   await app.register(ordersRoutes(ctx));
@@ -71,6 +78,7 @@ export async function buildServer(deps: ApiDeps, opts: ServerOptions = {}): Prom
   await app.register(tpslRoutes(ctx));
   await app.register(fundsRoutes(ctx));
   await app.register(userRoutes(ctx));
+  if (ctx.accounts) await app.register(accountRoutes(ctx, ctx.accounts));
   if (opts.includeAuthRoutes ?? true) await app.register(authRoutes(ctx));
   if (ctx.admin) await app.register(adminRoutes(ctx, ctx.admin.operatorToken));
   await app.register(metricsRoutes(ctx));
@@ -85,6 +93,17 @@ function adminRoutes(ctx: RouteContext, operatorToken: string) {
     await app.register(adminSystemRoutes(ctx));
     await app.register(adminMarketRoutes(ctx));
     await app.register(adminUserRoutes(ctx));
+  };
+}
+
+/** Users/profile, statistics and yield, trade signals, mobile app. */
+function accountRoutes(ctx: RouteContext, accounts: NonNullable<RouteContext['accounts']>) {
+  return async function plugin(app: FastifyInstance) {
+    await app.register(profileRoutes(ctx, accounts));
+    await app.register(statisticsRoutes(ctx, accounts));
+    await app.register(signalRoutes(ctx, accounts));
+    await app.register(mobileAppRoutes(ctx, accounts));
+    await app.register(oauthRoutes(ctx, accounts.oauth));
   };
 }
 

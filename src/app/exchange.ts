@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildAuthServer, buildServer } from '../api/server.js';
 import type { AdminDeps, ApiDeps } from '../api/deps.js';
+import { openAccountStores, withOauthGrants } from '../accounts/index.js';
 import { createAuthService } from '../auth/index.js';
 import { loadOrCreateOperatorToken } from '../auth/operator-token.js';
 import { DEMO_INSTRUMENTS, DEMO_START_PRICES } from '../domain/instrument.js';
@@ -32,6 +33,8 @@ import { createExchangeMetrics } from '../metrics/exchange-metrics.js';
 import { MarketMakerFleet } from '../simulation/market-maker.js';
 import { setUpDemoWallet, setUpMarketMakers, type DemoWallet } from '../simulation/system-accounts.js';
 import { openReadStore, type Projector } from '../store/index.js';
+import { ExchangeStatistics } from '../store/statistics.js';
+import { UserHistory } from '../store/user-history.js';
 import type { ExchangeConfig } from './config.js';
 import { readStoreAdapter } from './read-store.js';
 
@@ -239,10 +242,20 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       ledger: () => engine.ledger(),
       realtime: () => rtStats,
     });
+    // Filled in once the real-time server exists (it attaches to the HTTP server built below).
+    let onlineConnections = () => 0;
+    const accounts = {
+      ...openAccountStores(authDb),
+      statistics: new ExchangeStatistics(store.db),
+      userHistory: new UserHistory(store.db),
+      queries: store.queries,
+      onlineConnections: () => onlineConnections(),
+    };
     const deps: ApiDeps = {
       engine,
       submit,
-      auth,
+      // OAuth grant tokens authenticate HTTP requests too (scoped); the real-time server keeps wallet auth only.
+      auth: withOauthGrants(auth, accounts.oauth, Date.now),
       verifier,
       chainId: config.chainId,
       readStore: readStoreAdapter(store.queries),
@@ -250,6 +263,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       config: { faucetAmount: config.faucetAmount },
       admin,
       metrics,
+      accounts,
     };
     const fastifyLogger = config.logLevel === 'silent' ? false : { level: config.logLevel === 'info' ? 'warn' : config.logLevel };
     const separateAuth = config.authPort !== undefined;
@@ -276,6 +290,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     });
     publish = (ch, data) => rt.publish(ch, data);
     rtStats = rt.stats;
+    onlineConnections = () => rt.stats.connections;
     bus.subscribe('realtime', channels.onBatch);
     channels.start();
 

@@ -28,7 +28,9 @@ export interface UserRecord {
 export interface AuthContext {
   user: UserRecord;
   /** how the request authenticated */
-  via: 'access-token' | 'api-key';
+  via: 'access-token' | 'api-key' | 'oauth-grant';
+  /** OAuth grants only: what the integration may do (see src/accounts/oauth-grants.ts) */
+  scopes?: readonly string[];
 }
 
 export interface TokenPair {

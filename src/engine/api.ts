@@ -26,6 +26,8 @@ export interface ExchangeEngine {
   stateHash(): string;
   /** Throws with a description when an invariant does not hold (money conservation, OI balance, crossed book). */
   checkInvariants(): void;
+  /** Optional (test fakes lack it). Money identity terms (money units): Σ balances, fees and reserve fund collected, open cost, deposits, withdrawals. */
+  ledger?(): { balances: bigint; fees: bigint; reserveFund: bigint; openCost: bigint; deposits: bigint; withdrawals: bigint };
 
   // ---- queries (read-only) ----
   instrumentConfigs(): InstrumentConfig[];

@@ -11,6 +11,7 @@ export const UserWireRecord = Type.Object({
   name: Nullable(Type.String()),
   email: Nullable(Type.String()),
   wallet: Type.String(),
+  role: Type.String({ description: 'user or admin; admins may call operator routes' }),
   social: Type.Array(Type.Object({ type: Type.String(), value: Type.String() })),
   avatar: Nullable(Type.String()),
   level: Type.Integer(),
@@ -25,7 +26,7 @@ export type UserWireRecord = Static<typeof UserWireRecord>;
 
 export function toUser(u: UserRecord, marginCall: boolean): UserWireRecord {
   return {
-    id: u.id, authId: u.authId, exchangeId: u.exchangeId, name: u.name, email: u.email, wallet: u.wallet,
+    id: u.id, authId: u.authId, exchangeId: u.exchangeId, name: u.name, email: u.email, wallet: u.wallet, role: u.role,
     social: u.social.map((s) => ({ type: s.type, value: s.value })), avatar: u.avatar, level: u.level, locale: u.locale,
     dateTimeFormat: u.dateTimeFormat, favoriteInstruments: [...u.favoriteInstruments], marginCall,
     createdAt: iso(u.createdAt), updatedAt: iso(u.updatedAt),

@@ -234,8 +234,16 @@ function initial(kind: StoreDialectKind): Migration {
   };
 }
 
+/** Exchange statistics (statistics.ts) read trades and fills past a journal sequence. */
+const statisticsSeqIndexes: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.createIndex('trades_seq').ifNotExists().on('trades').columns(['seq', 'ev']).execute();
+    await db.schema.createIndex('fills_seq').ifNotExists().on('fills').columns(['seq', 'ev']).execute();
+  },
+};
+
 export function storeMigrations(kind: StoreDialectKind): Record<string, Migration> {
-  return { '0001_initial': initial(kind) };
+  return { '0001_initial': initial(kind), '0002_statistics_seq': statisticsSeqIndexes };
 }
 
 /** Brings the schema up to date; throws when a migration fails. */

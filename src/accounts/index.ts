@@ -1,0 +1,42 @@
+/**
+ * User-facing extras beyond sign-in: profiles, trade signals, mobile-app version rules (tables in the auth
+ * database next to the users), plus the read-model statistics the public routes serve.
+ */
+import type { Database } from 'better-sqlite3';
+import type { ExchangeStatistics } from '../store/statistics.js';
+import type { UserHistory } from '../store/user-history.js';
+import type { StoreQueries } from '../store/queries.js';
+import { BlockedVersionStore, MOBILE_APP_SCHEMA } from './mobile-app.js';
+import { OauthService } from './oauth.js';
+import { ProfileStore } from './profiles.js';
+import { TRADE_SIGNAL_SCHEMA, TradeSignalStore } from './trade-signals.js';
+
+export { ProfileStore, type ProfilePatch, type PublicUser } from './profiles.js';
+export { TradeSignalStore, type TradeSignal } from './trade-signals.js';
+export { BlockedVersionStore, MobileAppError, type BlockedVersion } from './mobile-app.js';
+export { OauthService, OauthError, OAUTH_SCOPES, type OauthIntegration } from './oauth.js';
+export { withOauthGrants } from './oauth-grants.js';
+
+export interface AccountStores {
+  profiles: ProfileStore;
+  signals: TradeSignalStore;
+  blockedVersions: BlockedVersionStore;
+  oauth: OauthService;
+}
+
+/** Creates the tables when missing (safe on every start) and prepares the stores. */
+export function openAccountStores(db: Database): AccountStores {
+  db.exec(TRADE_SIGNAL_SCHEMA);
+  db.exec(MOBILE_APP_SCHEMA);
+  return { profiles: new ProfileStore(db), signals: new TradeSignalStore(db), blockedVersions: new BlockedVersionStore(db), oauth: new OauthService(db) };
+}
+
+/** What the user/statistics/signal/mobile-app routes need (wired by src/app). */
+export interface AccountServices extends AccountStores {
+  statistics: ExchangeStatistics;
+  userHistory: UserHistory;
+  /** closed position lifetimes for public profiles */
+  queries: Pick<StoreQueries, 'positionHistory'>;
+  /** open real-time connections */
+  onlineConnections: () => number;
+}

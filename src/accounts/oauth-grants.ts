@@ -1,0 +1,47 @@
+/**
+ * OAuth grant tokens as request credentials: `Authorization: Bearer pxo_…` authenticates as the user who
+ * approved, limited to the grant's scopes. Everything else goes to the wallet auth service unchanged.
+ */
+import type { AuthContext, AuthService } from '../auth/types.js';
+import { GRANT_PREFIX, type OauthScope, type OauthService } from './oauth.js';
+
+const GRANT_BEARER = new RegExp(`^Bearer[ ]+(${GRANT_PREFIX}\\S+)\\s*$`, 'i');
+
+/** The auth service, plus grant tokens. */
+export function withOauthGrants(base: AuthService, oauth: OauthService, now: () => number): AuthService {
+  return {
+    issueNonce: () => base.issueNonce(),
+    signIn: (body) => base.signIn(body),
+    refresh: (token) => base.refresh(token),
+    verifyAccessToken: (token) => base.verifyAccessToken(token),
+    getUserByExchangeId: (id) => base.getUserByExchangeId(id),
+    getUserById: (id) => base.getUserById(id),
+    createApiKey: (userId, body) => base.createApiKey(userId, body),
+    listApiKeys: (userId, opts) => base.listApiKeys(userId, opts),
+    updateApiKey: (userId, id, body) => base.updateApiKey(userId, id, body),
+    deleteApiKey: (userId, id) => base.deleteApiKey(userId, id),
+    regenerateApiKey: (userId, id) => base.regenerateApiKey(userId, id),
+    async authenticate(headers): Promise<AuthContext | null> {
+      const m = typeof headers.authorization === 'string' ? GRANT_BEARER.exec(headers.authorization) : null;
+      if (!m) return base.authenticate(headers);
+      const grant = oauth.grant(m[1]!, now());
+      const user = grant?.userId ? base.getUserById(grant.userId) : undefined;
+      return grant && user ? { user, via: 'oauth-grant', scopes: grant.scopes } : null;
+    },
+  };
+}
+
+const TRADE_ROUTES = /^\/api\/(v2\/order|order|v2\/position|position|tpsl)(\/|$)/;
+const NEVER_WITH_GRANT = /^\/api\/(user\/api-key|oauth)(\/|$)/;
+
+/**
+ * The scope a route needs from a grant: `read` for account reads, `trade` for order/position/TpSl changes
+ * (which still carry the user's wallet signature). null: no grant may call it (funds, profile edits,
+ * API keys, OAuth management).
+ */
+export function scopeFor(method: string, routeUrl: string): OauthScope | null {
+  if (!routeUrl.startsWith('/api/') || NEVER_WITH_GRANT.test(routeUrl)) return null;
+  if (method === 'GET') return 'read';
+  if ((method === 'POST' || method === 'PUT' || method === 'DELETE') && TRADE_ROUTES.test(routeUrl)) return 'trade';
+  return null;
+}
