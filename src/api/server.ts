@@ -11,6 +11,7 @@ import { DEFAULT_API_CONFIG, type ApiDeps } from './deps.js';
 import { installErrorHandling } from './errors.js';
 import { installJsonParser } from './json-parser.js';
 import { installOpenApi } from './openapi.js';
+import { adminIndexRoutes } from './routes/admin-index.js';
 import { authRoutes } from './routes/auth.js';
 import { fundsRoutes } from './routes/funds.js';
 import { marketRoutes } from './routes/market.js';
@@ -66,6 +67,7 @@ export async function buildServer(deps: ApiDeps, opts: ServerOptions = {}): Prom
   await app.register(tpslRoutes(ctx));
   await app.register(fundsRoutes(ctx));
   await app.register(userRoutes(ctx));
+  await app.register(adminIndexRoutes(ctx));
   if (opts.includeAuthRoutes ?? true) await app.register(authRoutes(ctx));
   return app;
 }

@@ -27,6 +27,7 @@ import { InProcessEventBroker, type EventBatch } from '../sequencer/event-bus.js
 import { recover } from '../sequencer/recovery.js';
 import { Sequencer, type CommandInput } from '../sequencer/sequencer.js';
 import { createSignatureVerifier } from '../signing/index.js';
+import { CsvReplayFeed, feedInstrumentOf, loadCsvSeries, OperatorPush, RandomWalkFeed, type IndexFeed, type PriceSink } from '../feeds/index.js';
 import { openReadStore, type Projector } from '../store/index.js';
 import type { ExchangeConfig } from './config.js';
 import { readStoreAdapter } from './read-store.js';
@@ -45,6 +46,8 @@ export interface RunningExchange {
   chainId: string;
   engine: ExchangeEngine;
   sequencer: Sequencer;
+  /** Operator index push (validated, journaled as a price tick). */
+  indexPush: OperatorPush;
   /** Graceful stop: HTTP, sequencer (flush + snapshot), real-time, storage. Idempotent. */
   close(): Promise<void>;
 }
@@ -119,6 +122,25 @@ async function catchUpReadModel(
   }
   if (chunk.length > 0) await projector.project(chunk);
   log.info({ seq: targetSeq }, 'read model caught up');
+}
+
+/** The configured automatic index source (null = operator push only). */
+function createFeed(config: ExchangeConfig, engine: ExchangeEngine, sink: PriceSink, log: pino.Logger): IndexFeed | null {
+  const instruments = engine.instrumentConfigs().map(feedInstrumentOf);
+  const onError = (err: unknown) => log.warn({ err }, 'index feed submission failed');
+  if (config.indexFeed === 'random') {
+    const startPrices: Record<string, number> = {};
+    for (const [id, p] of Object.entries(DEMO_START_PRICES)) startPrices[id] = parseUnits(p);
+    return new RandomWalkFeed({
+      instruments, startPrices, sink, onError, intervalMs: config.indexFeedIntervalMs, seed: config.indexFeedSeed,
+      volatility: parseUnits(config.indexFeedVolatility), currentIndex: (id) => engine.instrumentState(id)?.indexPrice ?? null,
+    });
+  }
+  if (config.indexFeed === 'csv') {
+    if (config.indexFeedCsv === '') throw new Error('INDEX_FEED=csv needs INDEX_FEED_CSV');
+    return new CsvReplayFeed({ series: loadCsvSeries(config.indexFeedCsv, instruments), sink, speed: config.indexFeedCsvSpeed, onError });
+  }
+  return null;
 }
 
 export async function startExchange(config: ExchangeConfig, options: StartOptions = {}): Promise<RunningExchange> {
@@ -196,6 +218,11 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     bus.subscribe('read-model', feed.push);
     cleanups.push(() => feed.drain());
     const submit = (cmd: CommandInput) => sequencer.submit(cmd);
+    const priceSink: PriceSink = async (instrument, indexPrice) => {
+      const r = await submit({ kind: 'price.tick', instrument, indexPrice });
+      if (!r.reply.ok) throw new Error(`price tick for ${instrument} refused: ${r.reply.error.message}`);
+    };
+    const indexPush = new OperatorPush(() => engine.instrumentConfigs().map(feedInstrumentOf), priceSink);
 
     // ---- HTTP ----
     const deps: ApiDeps = {
@@ -207,6 +234,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       readStore: readStoreAdapter(store.queries),
       clock: Date.now,
       config: { faucetAmount: config.faucetAmount },
+      indexPush: (instrument, price) => indexPush.push(instrument, price),
     };
     const fastifyLogger = config.logLevel === 'silent' ? false : { level: config.logLevel === 'info' ? 'warn' : config.logLevel };
     const separateAuth = config.authPort !== undefined;
@@ -250,6 +278,12 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       log.info({ instruments: DEMO_INSTRUMENTS.map((i) => i.id) }, 'seeded demo instruments');
     }
 
+    // ---- index feed ----
+    const indexFeed = createFeed(config, engine, priceSink, log.child({ module: 'index-feed' }));
+    indexFeed?.start();
+    cleanups.push(() => indexFeed?.stop());
+    if (indexFeed) log.info({ feed: indexFeed.name }, 'index feed started');
+
     await app.listen({ port: config.port, host: config.host });
     if (authApp) await authApp.listen({ port: config.authPort ?? 0, host: config.host });
     const url = urlOf(app, config.host);
@@ -261,6 +295,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
         log.info('shutting down');
         // 1. No new requests (in-flight ones finish; websockets stay until step 3).
         const httpClosed = Promise.all([app.close(), authApp?.close()]);
+        await indexFeed?.stop();
         // 2. Final flush + snapshot; every accepted command becomes durable and is published.
         await sequencer.stop();
         await bus.drain();
@@ -293,6 +328,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       chainId: config.chainId,
       engine,
       sequencer,
+      indexPush,
       close,
     };
   } catch (err) {

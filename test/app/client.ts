@@ -30,7 +30,7 @@ export interface TestExchange {
 export async function startTestExchange(env: Record<string, string> = {}): Promise<TestExchange> {
   const dir = mkdtempSync(join(tmpdir(), 'perpx-e2e-'));
   const config = loadConfig({
-    PORT: '0', DATA_DIR: dir, SIGNATURE_THREADS: '0', LOG_LEVEL: 'silent', SEED_DEMO: 'true', HEARTBEAT_MS: '1000', ...env,
+    PORT: '0', DATA_DIR: dir, SIGNATURE_THREADS: '0', LOG_LEVEL: 'silent', INDEX_FEED: 'off', FUNDING_INTERVAL_MS: '0', SEED_DEMO: 'true', HEARTBEAT_MS: '1000', ...env,
   });
   const ex = await startExchange(config);
   return {
