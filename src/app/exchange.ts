@@ -30,6 +30,7 @@ import { createSignatureVerifier } from '../signing/index.js';
 import { CsvReplayFeed, feedInstrumentOf, loadCsvSeries, OperatorPush, RandomWalkFeed, type IndexFeed, type PriceSink } from '../feeds/index.js';
 import { openReadStore, type Projector } from '../store/index.js';
 import type { ExchangeConfig } from './config.js';
+import { FundingClock } from './funding-clock.js';
 import { readStoreAdapter } from './read-store.js';
 
 export interface RunningExchange {
@@ -282,6 +283,12 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     const indexFeed = createFeed(config, engine, priceSink, log.child({ module: 'index-feed' }));
     indexFeed?.start();
     cleanups.push(() => indexFeed?.stop());
+    const fundingClock = new FundingClock({
+      intervalMs: config.fundingIntervalMs, submit, log: log.child({ module: 'funding' }),
+      instruments: () => engine.instrumentConfigs().map((c) => c.id),
+    });
+    fundingClock.start();
+    cleanups.push(() => fundingClock.stop());
     if (indexFeed) log.info({ feed: indexFeed.name }, 'index feed started');
 
     await app.listen({ port: config.port, host: config.host });
@@ -296,6 +303,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
         // 1. No new requests (in-flight ones finish; websockets stay until step 3).
         const httpClosed = Promise.all([app.close(), authApp?.close()]);
         await indexFeed?.stop();
+        await fundingClock.stop();
         // 2. Final flush + snapshot; every accepted command becomes durable and is published.
         await sequencer.stop();
         await bus.drain();

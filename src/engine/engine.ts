@@ -21,6 +21,7 @@ import { canonicalOrderKey, dayNumber, isOrderIdV2, ORDER_ID_EPOCH_MS, systemOrd
 import { instrumentLock, newAccount, openVolumeOf, unrealizedPnL, type Account, type Position } from './account.js';
 import type { EngineSnapshot, ExchangeEngine } from './api.js';
 import type { Command, PlaceOrderInput, ReplaceInput, TpSlInput } from './commands.js';
+import { fundingPayments, fundingRate, MAX_FUNDING_INTERVAL_MS, premiumSample } from './funding.js';
 import { findInvariantViolation } from './invariants.js';
 import { compileInstrument, isMultiple, maintenanceMargin, notionalCap, type InstrumentRules } from './instrument-rules.js';
 import { Market } from './market.js';
@@ -68,6 +69,8 @@ export class Engine implements ExchangeEngine {
   private readonly touchedBooks = new Set<Market>();
   private readonly touchedMarkets = new Set<Market>();
   private readonly touchedTpsl = new Set<TpSlState>();
+  /** Accounts whose margin may have changed in this command (fills, funding, price ticks): checked before the command ends. */
+  private readonly riskCandidates = new Set<Account>();
 
   constructor(state?: EngineState) {
     this.s = state ?? {
@@ -120,11 +123,13 @@ export class Engine implements ExchangeEngine {
       case 'position.leverage': reply = this.changeLeverage(cmd.userId, cmd.instrument, cmd.leverage); break;
       case 'position.close': reply = this.closePosition(cmd.userId, cmd.instrument, cmd.id, cmd.quantity, cmd.leverage); break;
       case 'price.tick': reply = this.priceTick(cmd.instrument, cmd.indexPrice, cmd.markPrice); break;
+      case 'funding.settle': reply = this.settleFunding(cmd.instrument, cmd.intervalMs); break;
       case 'tpsl.create': reply = this.createTpSl(cmd.userId, cmd.instrument, cmd.type, cmd.side, cmd.quantity, cmd.price, cmd.orderId); break;
       case 'tpsl.modify': reply = this.modifyTpSl(cmd.userId, cmd.instrument, cmd.id, cmd.type, cmd.side, cmd.quantity, cmd.price); break;
       case 'tpsl.cancel': reply = this.cancelTpSl(cmd.userId, cmd.instrument, cmd.id); break;
       default: reply = fail(400, 'UNKNOWN_COMMAND', `Unknown command ${(cmd as { kind: string }).kind}`);
     }
+    this.riskCandidates.clear(); // margin checks (risk.ts) come with the liquidation slice
     this.flushTouched();
     return { reply, events: this.events };
   }
@@ -1135,9 +1140,45 @@ export class Engine implements ExchangeEngine {
     if (markPrice !== undefined && !isPositiveUnits(markPrice)) return fail(400, 'INVALID_PRICE', 'Invalid mark price');
     m.indexPrice = indexPrice;
     m.markPrice = markPrice ?? m.computeMark(indexPrice);
+    m.premiumSum += premiumSample(m, indexPrice, m.rules.lotSize);
+    m.premiumSamples++;
     this.touchMarket(m);
     this.events.push({ type: 'price', instrument, indexPrice, markPrice: m.markPrice, ts: this.ts });
     this.runTriggers(m);
+    return { ok: true };
+  }
+
+  /** Funding of the interval that ended (funding.ts): rate from the premium samples, payments at mark. */
+  private settleFunding(instrument: string, intervalMs: number): Reply {
+    const m = this.s.markets.get(instrument);
+    if (!m) return fail(404, 'INSTRUMENT_NOT_FOUND', `Unknown instrument ${instrument}`);
+    if (!Number.isSafeInteger(intervalMs) || intervalMs <= 0 || intervalMs > MAX_FUNDING_INTERVAL_MS) {
+      return fail(400, 'INVALID_INTERVAL', `intervalMs must be an integer from 1 to ${MAX_FUNDING_INTERVAL_MS}`);
+    }
+    const rate = fundingRate(m.premiumSum, m.premiumSamples, intervalMs);
+    m.premiumSum = 0n;
+    m.premiumSamples = 0;
+    m.fundingRate = rate;
+    m.fundingRateAt = this.nextTime(m.fundingRateAt);
+    this.touchMarket(m);
+    this.events.push({ type: 'fundingRate', instrument, rate, createdAt: m.fundingRateAt });
+    const mark = m.valuationPrice;
+    if (mark === null) return { ok: true };
+    const holders: Array<{ acc: Account; pos: Position }> = [];
+    for (const acc of this.s.accounts.values()) {
+      const pos = acc.positions.get(instrument);
+      if (pos && pos.qty !== 0) holders.push({ acc, pos });
+    }
+    holders.sort((a, b) => a.acc.userId - b.acc.userId);
+    const { payments, residue } = fundingPayments(holders, mark, rate);
+    for (const p of payments) {
+      p.acc.balance += p.amount;
+      p.pos.fundingPaid += p.amount;
+      this.touchPosition(p.acc, p.pos);
+      this.fundingChange(p.acc, p.amount, 'funding');
+      this.riskCandidates.add(p.acc);
+    }
+    this.s.totals.reserveFund += residue;
     return { ok: true };
   }
 

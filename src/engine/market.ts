@@ -17,6 +17,12 @@ export class Market {
   shortInterest: Units = 0;
   /** STOP_LIMIT orders waiting for their trigger, in arrival order. */
   stops: OrderState[] = [];
+  /** Funding: Σ premium-index samples (1e-8 fractions) and their count since the last settlement. */
+  premiumSum = 0n;
+  premiumSamples = 0;
+  /** Last settled funding rate (1e-8 fraction, signed) and its time (0 = never settled). */
+  fundingRate = 0n;
+  fundingRateAt = 0;
   /** Time of the last book change (strictly increasing, the depth `t`). */
   bookT = 0;
   updatedAt: number;
@@ -64,6 +70,7 @@ export class Market {
     return {
       id: this.id, lastPrice: this.lastPrice, markPrice: this.markPrice, indexPrice: this.indexPrice,
       openInterest: this.longInterest, trading: this.trading, updatedAt: this.updatedAt,
+      fundingRate: this.fundingRate, fundingRateAt: this.fundingRateAt === 0 ? null : this.fundingRateAt,
     };
   }
 

@@ -136,6 +136,9 @@ export interface InstrumentStateView {
   openInterest: Units;
   trading: string;
   updatedAt: number;
+  /** Last settled funding rate (1e-8 fraction, signed) and when (null = never). */
+  fundingRate?: Money;
+  fundingRateAt?: number | null;
 }
 
 export interface MatcherView {
@@ -192,7 +195,9 @@ export type EngineEvent =
   | { type: 'transfer'; transfer: TransferView }
   | { type: 'account'; userId: number; marginCall: boolean; updatedAt: number }
   | { type: 'tpsl'; tpsl: TpSlView }
-  | { type: 'price'; instrument: string; indexPrice: Units; markPrice: Units; ts: number };
+  | { type: 'price'; instrument: string; indexPrice: Units; markPrice: Units; ts: number }
+  /** A funding settlement: the rate applied (1e-8 fraction, signed). */
+  | { type: 'fundingRate'; instrument: string; rate: Money; createdAt: number };
 
 /** Refusal: the command changed nothing. `status` is the HTTP status the gateway should use. */
 export interface CommandError {
