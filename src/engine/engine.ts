@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import {
   applyRateCeil, MAX_UNITS, mulDivHalfUp, notional, SCALE_N, type Money, type Units,
 } from '../domain/fixed.js';
-import { SIDES, TPSL_TYPES, type OrderGroup, type Side, type TimeInForce, type TradingState } from '../domain/enums.js';
+import { SIDES, TPSL_TYPES, type FillRole, type OrderGroup, type Side, type TimeInForce, type TradingState } from '../domain/enums.js';
 import type { InstrumentConfig } from '../domain/instrument.js';
 import { canonicalOrderKey, dayNumber, isOrderIdV2, ORDER_ID_EPOCH_MS, systemOrderId } from '../domain/order-id.js';
 import { instrumentLock, newAccount, openVolumeOf, unrealizedPnL, type Account, type Position } from './account.js';
@@ -23,6 +23,8 @@ import type { EngineSnapshot, ExchangeEngine } from './api.js';
 import type { Command, PlaceOrderInput, ReplaceInput, TpSlInput } from './commands.js';
 import { fundingPayments, fundingRate, MAX_FUNDING_INTERVAL_MS, premiumSample } from './funding.js';
 import { findInvariantViolation } from './invariants.js';
+import { Liquidator } from './liquidation.js';
+import { bankruptcyPrice } from './margin.js';
 import { compileInstrument, isMultiple, maintenanceMargin, notionalCap, type InstrumentRules } from './instrument-rules.js';
 import { Market } from './market.js';
 import { OrderState } from './order.js';
@@ -60,6 +62,7 @@ export class Engine implements ExchangeEngine {
   readonly s: EngineState;
   /** DAY orders in expiry order (derived from live orders). */
   private dayOrders: OrderState[] = [];
+  private readonly liquidator: Liquidator;
 
   // ---- per-command scratch ----
   private ts = 0;
@@ -89,6 +92,26 @@ export class Engine implements ExchangeEngine {
       for (const o of acc.orders.values()) if (o.expiresAt > 0) this.dayOrders.push(o);
     }
     this.dayOrders.sort((a, b) => a.expiresAt - b.expiresAt || a.placedSeq - b.placedSeq);
+    this.liquidator = new Liquidator({
+      s: this.s,
+      cancelOrders: (acc, reason) => {
+        for (const o of [...acc.orders.values()].sort((a, b) => a.placedSeq - b.placedSeq)) this.cancelLive(o, 'CANCELLED', reason);
+      },
+      cancelTpSls: (userId, reason) => this.cancelUserTpSls(userId, reason),
+      liquidationOrder: (acc, m, qty, limit) => this.systemOrder(acc, m, 'liquidation', qty, limit),
+      adlTrade: (m, acc, counterparty, qty, price) => this.adlTrade(m, acc, counterparty, qty, price),
+      coverFromReserve: (acc, amount) => {
+        acc.balance += amount;
+        this.s.totals.reserveFund -= amount;
+        this.fundingChange(acc, amount, 'reserve-fund');
+      },
+      setMarginCall: (acc, flag) => {
+        if (acc.marginCall === flag) return;
+        acc.marginCall = flag;
+        acc.updatedAt = this.nextTime(acc.updatedAt);
+        this.events.push({ type: 'account', userId: acc.userId, marginCall: flag, updatedAt: acc.updatedAt });
+      },
+    });
   }
 
   get seq(): number {
@@ -129,7 +152,7 @@ export class Engine implements ExchangeEngine {
       case 'tpsl.cancel': reply = this.cancelTpSl(cmd.userId, cmd.instrument, cmd.id); break;
       default: reply = fail(400, 'UNKNOWN_COMMAND', `Unknown command ${(cmd as { kind: string }).kind}`);
     }
-    this.riskCandidates.clear(); // margin checks (risk.ts) come with the liquidation slice
+    if (this.riskCandidates.size > 0) this.liquidator.sweep(this.riskCandidates);
     this.flushTouched();
     return { reply, events: this.events };
   }
@@ -763,10 +786,10 @@ export class Engine implements ExchangeEngine {
   }
 
   /** One side of a trade: position, realized PnL, fee, order totals, events. */
-  private settle(m: Market, acc: Account, o: OrderState, role: 'MAKER' | 'TAKER', q: Units, price: Units, value: Money, executionId: string): void {
+  private settle(m: Market, acc: Account, o: OrderState, role: FillRole, q: Units, price: Units, value: Money, executionId: string): void {
     const r = m.rules;
     const liquidation = o.group === 'liquidation' || o.group === 'adl';
-    const rate = o.group === 'liquidation' ? r.liquidationFee : role === 'MAKER' ? r.makerFee : r.takerFee;
+    const rate = o.group === 'liquidation' ? r.liquidationFee : o.group === 'adl' ? 0 : role === 'MAKER' ? r.makerFee : r.takerFee;
     const fee = applyRateCeil(value, rate);
     let pos = acc.positions.get(m.id);
     if (pos === undefined || pos.qty === 0) {
@@ -788,6 +811,7 @@ export class Engine implements ExchangeEngine {
     m.longInterest += (after > 0 ? after : 0) - (before > 0 ? before : 0);
     m.shortInterest += (after < 0 ? -after : 0) - (before < 0 ? -before : 0);
     acc.balance += effect.realized - fee;
+    this.riskCandidates.add(acc);
     if (liquidation) this.s.totals.reserveFund += fee;
     else this.s.totals.fees += fee;
     pos.realizedPnL += effect.realized;
@@ -856,6 +880,54 @@ export class Engine implements ExchangeEngine {
     this.reserve(acc, o, -(BigInt(o.remaining) * BigInt(o.price)));
     acc.orders.delete(o.key);
     this.finishOrder(o, status, reason);
+  }
+
+  // =====================================================================================================
+  // Risk-engine orders (liquidation.ts decides, these execute)
+  // =====================================================================================================
+
+  private newSystemOrder(acc: Account, m: Market, group: OrderGroup, side: Side, qty: Units, price: Units): OrderState {
+    const id = systemOrderId(this.ts, ++this.s.counters.systemOrder);
+    const o = new OrderState(
+      id, canonicalOrderKey(id)!, acc.userId, m.id, 'LIMIT', side, 'IOC', false, acc.leverage.get(m.id) ?? 1, qty, price, null, group, 0, null, this.ts,
+    );
+    o.reduceOnly = true;
+    o.placedSeq = ++this.s.counters.placement;
+    this.touchedOrders.add(o);
+    return o;
+  }
+
+  /** Reduce-only IOC limit order closing `qty` of the account's position (trading-state rules do not apply). */
+  private systemOrder(acc: Account, m: Market, group: OrderGroup, qty: Units, limit: Units): OrderState {
+    const pos = acc.positions.get(m.id)!;
+    return this.execute(acc, m, this.newSystemOrder(acc, m, group, pos.qty > 0 ? 'SELL' : 'BUY', qty, limit));
+  }
+
+  /** Auto-deleveraging: both positions shrink by `qty` at `price`, off the book, fee-free (fill role NONE). */
+  private adlTrade(m: Market, acc: Account, counterparty: Account, qty: Units, price: Units): void {
+    const pos = acc.positions.get(m.id)!;
+    const side: Side = pos.qty > 0 ? 'SELL' : 'BUY';
+    const mine = this.newSystemOrder(acc, m, 'adl', side, qty, price);
+    const theirs = this.newSystemOrder(counterparty, m, 'adl', side === 'SELL' ? 'BUY' : 'SELL', qty, price);
+    const value = notional(qty, price);
+    const executionId = String(++this.s.counters.execution);
+    this.settle(m, acc, mine, 'NONE', qty, price, value, executionId);
+    this.settle(m, counterparty, theirs, 'NONE', qty, price, value, executionId);
+    for (const o of [mine, theirs]) {
+      o.remaining = 0;
+      o.status = 'FILLED';
+    }
+  }
+
+  /** Cancels every live TpSl of the user (waiting or active). */
+  private cancelUserTpSls(userId: number, reason: string): void {
+    for (const t of [...this.s.tpsls.values()]) {
+      if (t.userId !== userId || !isLiveTpSl(t)) continue;
+      t.status = 'cancelled';
+      t.cancelledReason = reason;
+      this.s.tpsls.delete(t.id);
+      this.touchTpSl(t);
+    }
   }
 
   // =====================================================================================================
@@ -1101,14 +1173,8 @@ export class Engine implements ExchangeEngine {
     const leverage = acc.leverage.get(pos.instrument) ?? 1;
     const markValue = mark !== null && abs > 0 ? notional(abs, mark) : pos.cost;
     const upnl = unrealizedPnL(pos, mark);
-    // Bankruptcy price: where the position's initial margin (cost / leverage) is lost.
-    let bankruptcy: Units | null = null;
-    if (abs > 0) {
-      const margin = pos.cost / BigInt(leverage);
-      const perUnit = pos.qty > 0 ? pos.cost - margin : pos.cost + margin;
-      bankruptcy = Number((perUnit * SCALE_N) / BigInt(abs));
-      if (bankruptcy < 0) bankruptcy = 0;
-    }
+    // Cross margin: where the account's equity reaches zero, other positions at their marks (margin.ts).
+    const bankruptcy = bankruptcyPrice(acc, pos, this.s.markets);
     return {
       id: pos.id, userId: acc.userId, instrument: pos.instrument, side: pos.qty > 0 ? 'BUY' : pos.qty < 0 ? 'SELL' : pos.side,
       quantity: abs, costBasis: pos.cost, avgPrice: abs === 0 ? 0 : Number(mulDivHalfUp(pos.cost, SCALE_N, BigInt(abs))),
@@ -1145,6 +1211,10 @@ export class Engine implements ExchangeEngine {
     this.touchMarket(m);
     this.events.push({ type: 'price', instrument, indexPrice, markPrice: m.markPrice, ts: this.ts });
     this.runTriggers(m);
+    for (const acc of this.s.accounts.values()) {
+      const pos = acc.positions.get(instrument);
+      if (pos && pos.qty !== 0) this.riskCandidates.add(acc);
+    }
     return { ok: true };
   }
 

@@ -167,7 +167,7 @@ export interface FundingChangeView {
   /** Signed delta, money units. */
   quantity: Money;
   balance: Money;
-  reason: 'deposit' | 'withdraw' | 'realized-pnl' | 'fee' | 'funding' | 'liquidation-fee' | 'withdraw-refund';
+  reason: 'deposit' | 'withdraw' | 'realized-pnl' | 'fee' | 'funding' | 'liquidation-fee' | 'withdraw-refund' | 'reserve-fund';
   updatedAt: number;
 }
 
