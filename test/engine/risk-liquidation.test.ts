@@ -47,7 +47,7 @@ describe('margin call and liquidation', () => {
   it('at breach: orders and TpSl cancelled, position closed in the book by a liquidation order no worse than bankruptcy', () => {
     const h = withMaker();
     openLong(h, 1, '0.1', 50, '300');
-    const tp = h.ok({ kind: 'tpsl.create', userId: 1, instrument: 'BTCUSDT', type: 'take-profit', side: 'SELL', quantity: U('0.1'), price: U('110000') });
+    const tp = h.ok({ kind: 'tpsl.create', userId: 1, instrument: 'BTCUSDT', type: 'take-profit', side: 'SELL', quantity: U('0.1'), price: U('110000'), orderId: null });
     assert.ok(tp.reply.ok);
     const resting = h.order(1, { side: 'BUY', qty: '0.001', price: '95000', leverage: 50 });
     const pb = h.engine.positions(1)[0].bankruptcyPrice!;
