@@ -49,6 +49,8 @@ export interface RunningExchange {
   sequencer: Sequencer;
   /** Operator index push (validated, journaled as a price tick). */
   indexPush: OperatorPush;
+  /** Users, roles and sessions (operator tooling grants the admin role here). */
+  auth: Awaited<ReturnType<typeof createAuthService>>;
   /** Graceful stop: HTTP, sequencer (flush + snapshot), real-time, storage. Idempotent. */
   close(): Promise<void>;
 }
@@ -337,6 +339,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       engine,
       sequencer,
       indexPush,
+      auth,
       close,
     };
   } catch (err) {
