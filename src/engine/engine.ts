@@ -333,6 +333,7 @@ export class Engine implements ExchangeEngine {
     const transfer: TransferView = { id: transferId, userId, type: 'deposit', coin: COIN, amount, fee: 0n, status: 'done', createdAt: this.ts, updatedAt: this.ts };
     this.events.push({ type: 'transfer', transfer });
     this.fundingChange(acc, amount, 'deposit');
+    this.riskCandidates.add(acc); // more collateral may end a margin call
     return { ok: true, transfer };
   }
 
@@ -366,6 +367,7 @@ export class Engine implements ExchangeEngine {
       this.s.totals.withdrawals += t.amount;
       this.fundingChange(acc, -t.amount, 'withdraw');
     }
+    this.riskCandidates.add(acc);
     this.events.push({ type: 'transfer', transfer: { ...t } });
     return { ok: true, transfer: { ...t } };
   }

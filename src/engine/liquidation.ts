@@ -65,6 +65,7 @@ export class Liquidator {
         }
       }
     }
+    candidates.clear(); // a runaway cascade stops here; the rest is checked at the next tick
   }
 
   private liquidate(acc: Account): void {

@@ -203,3 +203,15 @@ describe('reserve fund and ADL', () => {
     assert.equal(copy.stateHash(), h.engine.stateHash());
   });
 });
+
+describe('margin call ends with more collateral', () => {
+  it('a deposit clears marginCall at once', () => {
+    const h = withMaker();
+    openLong(h, 1, '0.1', 50, '300');
+    h.tick('BTCUSDT', '97500', '97500');
+    assert.equal(h.engine.account(1).marginCall, true);
+    const r = h.ok({ kind: 'funds.deposit', userId: 1, amount: M('1000').toString(), transferId: 'top-up' });
+    assert.deepEqual(accountEvents(r).map((e) => e.marginCall), [false]);
+    assert.equal(h.engine.account(1).marginCall, false);
+  });
+});
