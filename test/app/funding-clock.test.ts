@@ -1,0 +1,43 @@
+// The funding clock sends funding.settle for every instrument at each multiple of the interval.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import pino from 'pino';
+import { FundingClock } from '../../src/app/funding-clock.js';
+import type { CommandInput } from '../../src/sequencer/sequencer.js';
+
+it('settles every instrument at each interval boundary, journaled as funding.settle commands', async () => {
+  const sent: Array<{ cmd: CommandInput; at: number }> = [];
+  const clock = new FundingClock({
+    intervalMs: 40, instruments: () => ['BTCUSDT', 'ETHUSDT'], log: pino({ level: 'silent' }),
+    submit: async (cmd) => {
+      sent.push({ cmd, at: Date.now() });
+      return { reply: { ok: true }, events: [] };
+    },
+  });
+  clock.start();
+  await new Promise((r) => setTimeout(r, 150));
+  await clock.stop();
+  const n = sent.length;
+  assert.ok(n >= 4 && n % 2 === 0, `settlements: ${n}`);
+  assert.deepEqual(sent.slice(0, 2).map((s) => s.cmd), [
+    { kind: 'funding.settle', instrument: 'BTCUSDT', intervalMs: 40 },
+    { kind: 'funding.settle', instrument: 'ETHUSDT', intervalMs: 40 },
+  ]);
+  await new Promise((r) => setTimeout(r, 60));
+  assert.equal(sent.length, n, 'nothing after stop');
+});
+
+it('interval 0 means no funding', async () => {
+  let calls = 0;
+  const clock = new FundingClock({
+    intervalMs: 0, instruments: () => ['BTCUSDT'], log: pino({ level: 'silent' }),
+    submit: async () => {
+      calls++;
+      return { reply: { ok: true }, events: [] };
+    },
+  });
+  clock.start();
+  await new Promise((r) => setTimeout(r, 30));
+  await clock.stop();
+  assert.equal(calls, 0);
+});
