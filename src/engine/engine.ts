@@ -92,6 +92,9 @@ export class Engine implements ExchangeEngine {
       for (const o of acc.orders.values()) if (o.expiresAt > 0) this.dayOrders.push(o);
     }
     this.dayOrders.sort((a, b) => a.expiresAt - b.expiresAt || a.placedSeq - b.placedSeq);
+    for (const acc of this.s.accounts.values()) {
+      for (const pos of acc.positions.values()) if (pos.qty !== 0) this.s.markets.get(pos.instrument)!.holders.add(acc);
+    }
     this.liquidator = new Liquidator({
       s: this.s,
       cancelOrders: (acc, reason) => {
@@ -810,6 +813,8 @@ export class Engine implements ExchangeEngine {
     const before = pos.qty;
     const effect = applyFill(pos, o.isBid, q, value);
     const after = pos.qty;
+    if (after === 0) m.holders.delete(acc);
+    else if (before === 0) m.holders.add(acc);
     m.longInterest += (after > 0 ? after : 0) - (before > 0 ? before : 0);
     m.shortInterest += (after < 0 ? -after : 0) - (before < 0 ? -before : 0);
     acc.balance += effect.realized - fee;
@@ -1213,10 +1218,7 @@ export class Engine implements ExchangeEngine {
     this.touchMarket(m);
     this.events.push({ type: 'price', instrument, indexPrice, markPrice: m.markPrice, ts: this.ts });
     this.runTriggers(m);
-    for (const acc of this.s.accounts.values()) {
-      const pos = acc.positions.get(instrument);
-      if (pos && pos.qty !== 0) this.riskCandidates.add(acc);
-    }
+    for (const acc of m.holders) this.riskCandidates.add(acc);
     return { ok: true };
   }
 
@@ -1237,10 +1239,7 @@ export class Engine implements ExchangeEngine {
     const mark = m.valuationPrice;
     if (mark === null) return { ok: true };
     const holders: Array<{ acc: Account; pos: Position }> = [];
-    for (const acc of this.s.accounts.values()) {
-      const pos = acc.positions.get(instrument);
-      if (pos && pos.qty !== 0) holders.push({ acc, pos });
-    }
+    for (const acc of m.holders) holders.push({ acc, pos: acc.positions.get(instrument)! });
     holders.sort((a, b) => a.acc.userId - b.acc.userId);
     const { payments, residue } = fundingPayments(holders, mark, rate);
     for (const p of payments) {

@@ -46,6 +46,15 @@ export function findInvariantViolation(s: EngineState): string | null {
     if (l !== sh) return `${m.id}: long open interest ${l} ≠ short open interest ${sh}`;
     if (l !== m.longInterest || sh !== m.shortInterest) return `${m.id}: open interest counters ${m.longInterest}/${m.shortInterest} ≠ positions ${l}/${sh}`;
 
+    let holding = 0;
+    for (const acc of s.accounts.values()) {
+      const p = acc.positions.get(m.id);
+      if (p && p.qty !== 0) {
+        holding++;
+        if (!m.holders.has(acc)) return `${m.id}: user ${acc.userId} holds a position but is not indexed as a holder`;
+      }
+    }
+    if (holding !== m.holders.size) return `${m.id}: ${m.holders.size} indexed holders ≠ ${holding} positions`;
     if (m.premiumSamples === 0 && m.premiumSum !== 0n) return `${m.id}: premium sum ${m.premiumSum} without samples`;
 
     // 3. book

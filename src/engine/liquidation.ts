@@ -70,8 +70,9 @@ export class Liquidator {
 
   private liquidate(acc: Account): void {
     const s = this.host.s;
-    this.host.cancelOrders(acc, LIQUIDATION_REASON);
+    // TpSl first: cancelling an order would otherwise end its waiting TpSl with the order's reason.
     this.host.cancelTpSls(acc.userId, LIQUIDATION_REASON);
+    this.host.cancelOrders(acc, LIQUIDATION_REASON);
     for (const m of s.markets.values()) {
       const pos = acc.positions.get(m.id);
       if (!pos || pos.qty === 0) continue;
@@ -110,7 +111,7 @@ export class Liquidator {
   private deleverage(m: Market, acc: Account, pos: Position, price: Units): void {
     const long = pos.qty > 0;
     const ranked: Array<{ acc: Account; pos: Position; score: ReturnType<typeof adlScore> }> = [];
-    for (const other of this.host.s.accounts.values()) {
+    for (const other of m.holders) {
       if (other === acc) continue;
       const p = other.positions.get(m.id);
       if (!p || p.qty === 0 || (p.qty > 0) === long) continue;

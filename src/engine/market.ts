@@ -1,6 +1,7 @@
 /** Per-instrument engine state: rules, book, prices, open interest and untriggered stop orders. */
 import { mulDivHalfUp, type Units } from '../domain/fixed.js';
 import type { TradingState } from '../domain/enums.js';
+import type { Account } from './account.js';
 import type { InstrumentRules } from './instrument-rules.js';
 import { OrderBook } from './order-book.js';
 import type { OrderState } from './order.js';
@@ -15,6 +16,8 @@ export class Market {
   /** Σ long sizes and Σ short sizes (Units); equal whenever no command is half-applied. */
   longInterest: Units = 0;
   shortInterest: Units = 0;
+  /** Accounts holding a position here (derived from the accounts, not snapshotted): who a tick or funding concerns. */
+  readonly holders = new Set<Account>();
   /** STOP_LIMIT orders waiting for their trigger, in arrival order. */
   stops: OrderState[] = [];
   /** Funding: Σ premium-index samples (1e-8 fractions) and their count since the last settlement. */

@@ -49,7 +49,7 @@ describe('margin call and liquidation', () => {
     openLong(h, 1, '0.1', 50, '300');
     const tp = h.ok({ kind: 'tpsl.create', userId: 1, instrument: 'BTCUSDT', type: 'take-profit', side: 'SELL', quantity: U('0.1'), price: U('110000'), orderId: null });
     assert.ok(tp.reply.ok);
-    const resting = h.order(1, { side: 'BUY', qty: '0.001', price: '95000', leverage: 50 });
+    const resting = h.order(1, { side: 'BUY', qty: '0.001', price: '95000', leverage: 50, tpsl: [{ type: 'take-profit', side: 'SELL', quantity: 0, price: U('120000') }] });
     const pb = h.engine.positions(1)[0].bankruptcyPrice!;
     // cross margin: (cost − equity without uPnL) / size = (10000 − 295) / 0.1
     assert.equal(pb, U('97050'));
@@ -65,8 +65,8 @@ describe('margin call and liquidation', () => {
     const cancelled = orders(r, (o) => o.id === resting.id)[0];
     assert.equal(cancelled.status, 'CANCELLED');
     assert.equal(cancelled.rejectedReason, 'Liquidation');
-    const t = r.events.find((e) => e.type === 'tpsl');
-    assert.ok(t && t.type === 'tpsl' && t.tpsl.status === 'cancelled' && t.tpsl.cancelledReason === 'Liquidation');
+    const tpsls = r.events.flatMap((e) => (e.type === 'tpsl' ? [e.tpsl] : []));
+    assert.deepEqual(tpsls.map((t) => [t.status, t.cancelledReason]), [['cancelled', 'Liquidation'], ['cancelled', 'Liquidation']], 'active and waiting TpSl');
     assert.equal(h.engine.positions(1).length, 0);
     assert.equal(h.engine.openOrders(1).length, 0);
     assert.equal(h.engine.tpsls(1).length, 0);
