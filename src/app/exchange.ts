@@ -135,7 +135,7 @@ function createFeed(config: ExchangeConfig, engine: ExchangeEngine, sink: PriceS
     const startPrices: Record<string, number> = {};
     for (const [id, p] of Object.entries(DEMO_START_PRICES)) startPrices[id] = parseUnits(p);
     return new RandomWalkFeed({
-      instruments, startPrices, sink, onError, intervalMs: config.indexFeedIntervalMs, seed: config.indexFeedSeed,
+      instruments: () => engine.instrumentConfigs().map(feedInstrumentOf), startPrices, sink, onError, intervalMs: config.indexFeedIntervalMs, seed: config.indexFeedSeed,
       volatility: parseUnits(config.indexFeedVolatility), currentIndex: (id) => engine.instrumentState(id)?.indexPrice ?? null,
     });
   }

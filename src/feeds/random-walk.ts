@@ -28,7 +28,8 @@ export class XorShift32 {
 }
 
 export interface RandomWalkOptions {
-  instruments: FeedInstrument[];
+  /** Asked at every round, so instruments listed later join the walk. */
+  instruments: FeedInstrument[] | (() => FeedInstrument[]);
   /** Start price per instrument when the engine has no index yet. */
   startPrices: Record<string, Units>;
   /** Current index of an instrument (the engine's), or null. */
@@ -64,7 +65,8 @@ export class RandomWalkFeed implements IndexFeed {
 
   /** One round: a new index for every instrument, submitted in instrument order. */
   async tick(): Promise<void> {
-    for (const inst of this.opts.instruments) {
+    const list = typeof this.opts.instruments === 'function' ? this.opts.instruments() : this.opts.instruments;
+    for (const inst of list) {
       const base = this.opts.currentIndex(inst.id) ?? this.opts.startPrices[inst.id];
       if (base === undefined || base === null) continue;
       await this.opts.sink(inst.id, this.step(inst, base));
