@@ -32,6 +32,8 @@ export interface ExchangeConfig {
   indexFeedCsvSpeed: number;
   /** Funding settlement period, ms (0 = no funding). */
   fundingIntervalMs: number;
+  /** Time each settlement's rate covers, ms (the rate scales with it); default = fundingIntervalMs. */
+  fundingRatePeriodMs: number;
 }
 
 export interface ConfigVar {
@@ -63,6 +65,7 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'INDEX_FEED_CSV', default: '(unset)', doc: 'CSV replay: INSTRUMENT=path[,INSTRUMENT=path…], files of "timestamp,price" lines (ms or ISO time).' },
   { env: 'INDEX_FEED_CSV_SPEED', default: '1', doc: 'CSV replay: speed factor applied to the gaps between timestamps.' },
   { env: 'FUNDING_INTERVAL_MS', default: '28800000', doc: 'Funding settlement period, ms (8 h; e.g. 60000 for a demo; 0 = no funding).' },
+  { env: 'FUNDING_RATE_PERIOD_MS', default: '(= FUNDING_INTERVAL_MS)', doc: 'Time one settlement\'s rate covers (rate = 8 h rate × period / 8 h). A demo with short intervals sets 28800000 to pay a full 8 h rate each time.' },
   { env: 'SEED_DEMO', default: 'true', doc: 'On an empty exchange, create the demo instruments (BTCUSDT, ETHUSDT) and start prices.' },
 ];
 
@@ -132,5 +135,6 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
     indexFeedCsv: str(env, 'INDEX_FEED_CSV', ''),
     indexFeedCsvSpeed: int(env, 'INDEX_FEED_CSV_SPEED', 1, 1),
     fundingIntervalMs: int(env, 'FUNDING_INTERVAL_MS', 28_800_000),
+    fundingRatePeriodMs: int(env, 'FUNDING_RATE_PERIOD_MS', int(env, 'FUNDING_INTERVAL_MS', 28_800_000), 1),
   };
 }

@@ -286,7 +286,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     indexFeed?.start();
     cleanups.push(() => indexFeed?.stop());
     const fundingClock = new FundingClock({
-      intervalMs: config.fundingIntervalMs, submit, log: log.child({ module: 'funding' }),
+      intervalMs: config.fundingIntervalMs, ratePeriodMs: config.fundingRatePeriodMs, submit, log: log.child({ module: 'funding' }),
       instruments: () => engine.instrumentConfigs().map((c) => c.id),
     });
     fundingClock.start();

@@ -27,6 +27,22 @@ it('settles every instrument at each interval boundary, journaled as funding.set
   assert.equal(sent.length, n, 'nothing after stop');
 });
 
+it('a rate period other than the interval goes into the command (demo: 8 h of funding every few ms)', async () => {
+  const sent: CommandInput[] = [];
+  const clock = new FundingClock({
+    intervalMs: 20, ratePeriodMs: 28_800_000, instruments: () => ['BTCUSDT'], log: pino({ level: 'silent' }),
+    submit: async (cmd) => {
+      sent.push(cmd);
+      return { reply: { ok: true }, events: [] };
+    },
+  });
+  clock.start();
+  await new Promise((r) => setTimeout(r, 60));
+  await clock.stop();
+  assert.ok(sent.length >= 1);
+  assert.deepEqual(sent[0], { kind: 'funding.settle', instrument: 'BTCUSDT', intervalMs: 28_800_000 });
+});
+
 it('interval 0 means no funding', async () => {
   let calls = 0;
   const clock = new FundingClock({
