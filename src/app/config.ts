@@ -32,7 +32,7 @@ export interface ExchangeConfig {
   indexFeedCsvSpeed: number;
   /** Funding settlement period, ms (0 = no funding). */
   fundingIntervalMs: number;
-  /** Time each settlement's rate covers, ms (the rate scales with it); default = fundingIntervalMs. */
+  /** Time each settlement's rate covers, ms (the rate scales with it); default (and 0) = fundingIntervalMs. */
   fundingRatePeriodMs: number;
 }
 
@@ -135,6 +135,6 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
     indexFeedCsv: str(env, 'INDEX_FEED_CSV', ''),
     indexFeedCsvSpeed: int(env, 'INDEX_FEED_CSV_SPEED', 1, 1),
     fundingIntervalMs: int(env, 'FUNDING_INTERVAL_MS', 28_800_000),
-    fundingRatePeriodMs: int(env, 'FUNDING_RATE_PERIOD_MS', int(env, 'FUNDING_INTERVAL_MS', 28_800_000), 1),
+    fundingRatePeriodMs: int(env, 'FUNDING_RATE_PERIOD_MS', int(env, 'FUNDING_INTERVAL_MS', 28_800_000)),
   };
 }

@@ -11,7 +11,7 @@ import type { CommandInput } from '../sequencer/sequencer.js';
 export interface FundingClockOptions {
   /** Wall-clock period between settlements. */
   intervalMs: number;
-  /** Time each settlement's rate covers (the command's intervalMs); default intervalMs. */
+  /** Time each settlement's rate covers (the command's intervalMs); absent or 0 = intervalMs. */
   ratePeriodMs?: number;
   instruments: () => string[];
   submit: (cmd: CommandInput) => Promise<CommandResult>;
@@ -50,7 +50,7 @@ export class FundingClock {
   private async settleAll(): Promise<void> {
     for (const instrument of this.opts.instruments()) {
       try {
-        const r = await this.opts.submit({ kind: 'funding.settle', instrument, intervalMs: this.opts.ratePeriodMs ?? this.opts.intervalMs });
+        const r = await this.opts.submit({ kind: 'funding.settle', instrument, intervalMs: this.opts.ratePeriodMs || this.opts.intervalMs });
         if (!r.reply.ok) this.opts.log.warn({ instrument, error: r.reply.error }, 'funding settlement refused');
       } catch (err) {
         this.opts.log.warn({ err, instrument }, 'funding settlement failed');

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import pino from 'pino';
+import { loadConfig } from '../../src/app/config.js';
 import { FundingClock } from '../../src/app/funding-clock.js';
 import type { CommandInput } from '../../src/sequencer/sequencer.js';
 
@@ -56,4 +57,14 @@ it('interval 0 means no funding', async () => {
   await new Promise((r) => setTimeout(r, 30));
   await clock.stop();
   assert.equal(calls, 0);
+});
+
+it('config: the rate period defaults to the interval, and funding can be switched off', () => {
+  assert.equal(loadConfig({}).fundingRatePeriodMs, 28_800_000);
+  assert.equal(loadConfig({ FUNDING_INTERVAL_MS: '60000' }).fundingRatePeriodMs, 60_000);
+  const off = loadConfig({ FUNDING_INTERVAL_MS: '0' });
+  assert.equal(off.fundingIntervalMs, 0);
+  assert.equal(loadConfig({ FUNDING_INTERVAL_MS: '60000', FUNDING_RATE_PERIOD_MS: '28800000' }).fundingRatePeriodMs, 28_800_000);
+  assert.throws(() => loadConfig({ INDEX_FEED: 'magic' }), /INDEX_FEED must be/);
+  assert.throws(() => loadConfig({ INDEX_FEED_VOLATILITY: '2' }), /INDEX_FEED_VOLATILITY/);
 });
