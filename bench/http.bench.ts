@@ -474,6 +474,8 @@ async function main(): Promise<void> {
         LOG_LEVEL: 'silent',
         SEED_DEMO: 'true',
         MARKET_MAKERS: '0',
+        INDEX_FEED: 'off',
+        FUNDING_INTERVAL_MS: '0',
         DEMO_WALLET: 'false',
         SIGNATURE_THREADS: SIGNATURE_THREADS,
         ACCESS_TOKEN_TTL_SEC: '3600',

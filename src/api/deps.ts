@@ -143,6 +143,8 @@ export interface ApiDeps {
   /** Wall clock (ms). Only used for request-time rules (order-id date window, faucet cooldown). */
   clock: () => number;
   config?: Partial<ApiConfig>;
+  /** Operator index push (admin route); absent = route answers 409. */
+  indexPush?: (instrument: string, price: number) => Promise<number>;
   /** Fresh unique id (transfer ids of faucet/withdraw commands). Default crypto.randomUUID. */
   newId?: () => string;
   admin?: AdminDeps;

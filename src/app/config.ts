@@ -27,6 +27,19 @@ export interface ExchangeConfig {
   marketMakers: MarketMakerConfig;
   /** Create and fund a demo wallet and print its private key at start-up. */
   demoWallet: boolean;
+  /** Automatic index source: random walk (default), CSV replay, or none (operator push only). */
+  indexFeed: 'random' | 'csv' | 'off';
+  indexFeedIntervalMs: number;
+  /** Random walk: standard deviation of one step, decimal fraction of the price. */
+  indexFeedVolatility: string;
+  indexFeedSeed: number;
+  /** CSV replay: `INSTRUMENT=path[,INSTRUMENT=path…]`. */
+  indexFeedCsv: string;
+  indexFeedCsvSpeed: number;
+  /** Funding settlement period, ms (0 = no funding). */
+  fundingIntervalMs: number;
+  /** Time each settlement's rate covers, ms (the rate scales with it); default (and 0) = fundingIntervalMs. */
+  fundingRatePeriodMs: number;
 }
 
 export interface MarketMakerConfig extends MarketMakerSettings {
@@ -60,6 +73,14 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'HEARTBEAT_MS', default: '5000', doc: 'Period of the {env}:heartbeat publication, ms.' },
   { env: 'FAUCET_AMOUNT', default: '10000', doc: 'USDT credited by the demo faucet per call (0 = faucet off).' },
   { env: 'LOG_LEVEL', default: 'info', doc: 'pino log level (trace, debug, info, warn, error, silent).' },
+  { env: 'INDEX_FEED', default: 'random', doc: 'Index price source: random (seeded random walk), csv (replay INDEX_FEED_CSV) or off (operator push only).' },
+  { env: 'INDEX_FEED_INTERVAL_MS', default: '1000', doc: 'Random walk: one index price per instrument every this many ms.' },
+  { env: 'INDEX_FEED_VOLATILITY', default: '0.0005', doc: 'Random walk: standard deviation of one step, as a fraction of the price.' },
+  { env: 'INDEX_FEED_SEED', default: '1', doc: 'Random walk: generator seed (same seed, same price path).' },
+  { env: 'INDEX_FEED_CSV', default: '(unset)', doc: 'CSV replay: INSTRUMENT=path[,INSTRUMENT=path…], files of "timestamp,price" lines (ms or ISO time).' },
+  { env: 'INDEX_FEED_CSV_SPEED', default: '1', doc: 'CSV replay: speed factor applied to the gaps between timestamps.' },
+  { env: 'FUNDING_INTERVAL_MS', default: '28800000', doc: 'Funding settlement period, ms (8 h; e.g. 60000 for a demo; 0 = no funding).' },
+  { env: 'FUNDING_RATE_PERIOD_MS', default: '(= FUNDING_INTERVAL_MS)', doc: 'Time one settlement\'s rate covers (rate = 8 h rate × period / 8 h). A demo with short intervals sets 28800000 to pay a full 8 h rate each time.' },
   { env: 'SEED_DEMO', default: 'true', doc: 'On an empty exchange, create the demo instruments (BTCUSDT, ETHUSDT) and start prices.' },
   { env: 'PERPX_ENV', default: 'demo', doc: 'demo or production. production turns the defaults of MARKET_MAKERS, DEMO_WALLET, FAUCET_AMOUNT and SEED_DEMO off.' },
   { env: 'MARKET_MAKERS', default: '3 (demo), 0 (production)', doc: 'Number of market-making bot accounts quoting every tradable instrument (0 = off).' },
@@ -113,6 +134,17 @@ function fraction(env: Env, name: string, def: number): number {
   return n;
 }
 
+function indexFeedKind(raw: string): ExchangeConfig['indexFeed'] {
+  if (raw === 'random' || raw === 'csv' || raw === 'off') return raw;
+  throw new ConfigError(`INDEX_FEED must be random, csv or off, got "${raw}"`);
+}
+
+function decimalFraction(env: Env, name: string, def: string): string {
+  const raw = str(env, name, def);
+  if (!/^(0(\.\d{1,8})?|1(\.0{1,8})?)$/.test(raw)) throw new ConfigError(`${name} must be a decimal fraction from 0 to 1 (8 places at most), got "${raw}"`);
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env): ExchangeConfig {
   const environment = str(env, 'PERPX_ENV', 'demo');
   if (environment !== 'demo' && environment !== 'production') throw new ConfigError(`PERPX_ENV must be demo or production, got "${environment}"`);
@@ -153,5 +185,13 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
       funds: decimal(env, 'MM_FUNDS', '1000000'),
     },
     demoWallet: bool(env, 'DEMO_WALLET', demo),
+    indexFeed: indexFeedKind(str(env, 'INDEX_FEED', 'random')),
+    indexFeedIntervalMs: int(env, 'INDEX_FEED_INTERVAL_MS', 1000, 10),
+    indexFeedVolatility: decimalFraction(env, 'INDEX_FEED_VOLATILITY', '0.0005'),
+    indexFeedSeed: int(env, 'INDEX_FEED_SEED', 1),
+    indexFeedCsv: str(env, 'INDEX_FEED_CSV', ''),
+    indexFeedCsvSpeed: int(env, 'INDEX_FEED_CSV_SPEED', 1, 1),
+    fundingIntervalMs: int(env, 'FUNDING_INTERVAL_MS', 28_800_000),
+    fundingRatePeriodMs: int(env, 'FUNDING_RATE_PERIOD_MS', int(env, 'FUNDING_INTERVAL_MS', 28_800_000)),
   };
 }

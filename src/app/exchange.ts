@@ -32,10 +32,12 @@ import { createSignatureVerifier } from '../signing/index.js';
 import { createExchangeMetrics } from '../metrics/exchange-metrics.js';
 import { MarketMakerFleet } from '../simulation/market-maker.js';
 import { setUpDemoWallet, setUpMarketMakers, type DemoWallet } from '../simulation/system-accounts.js';
+import { CsvReplayFeed, feedInstrumentOf, loadCsvSeries, OperatorPush, RandomWalkFeed, type IndexFeed, type PriceSink } from '../feeds/index.js';
 import { openReadStore, type Projector } from '../store/index.js';
 import { ExchangeStatistics } from '../store/statistics.js';
 import { UserHistory } from '../store/user-history.js';
 import type { ExchangeConfig } from './config.js';
+import { FundingClock } from './funding-clock.js';
 import { readStoreAdapter } from './read-store.js';
 
 export interface RunningExchange {
@@ -58,6 +60,10 @@ export interface RunningExchange {
   demoWallet: DemoWallet | undefined;
   /** The market-making bots (MARKET_MAKERS > 0). */
   marketMakers: MarketMakerFleet | undefined;
+  /** Operator index push (validated, journaled as a price tick). */
+  indexPush: OperatorPush;
+  /** Users, roles and sessions (operator tooling grants the admin role here). */
+  auth: Awaited<ReturnType<typeof createAuthService>>;
   /** Graceful stop: HTTP, sequencer (flush + snapshot), real-time, storage. Idempotent. */
   close(): Promise<void>;
 }
@@ -132,6 +138,25 @@ async function catchUpReadModel(
   }
   if (chunk.length > 0) await projector.project(chunk);
   log.info({ seq: targetSeq }, 'read model caught up');
+}
+
+/** The configured automatic index source (null = operator push only). */
+function createFeed(config: ExchangeConfig, engine: ExchangeEngine, sink: PriceSink, log: pino.Logger): IndexFeed | null {
+  const instruments = engine.instrumentConfigs().map(feedInstrumentOf);
+  const onError = (err: unknown) => log.warn({ err }, 'index feed submission failed');
+  if (config.indexFeed === 'random') {
+    const startPrices: Record<string, number> = {};
+    for (const [id, p] of Object.entries(DEMO_START_PRICES)) startPrices[id] = parseUnits(p);
+    return new RandomWalkFeed({
+      instruments: () => engine.instrumentConfigs().map(feedInstrumentOf), startPrices, sink, onError, intervalMs: config.indexFeedIntervalMs, seed: config.indexFeedSeed,
+      volatility: parseUnits(config.indexFeedVolatility), currentIndex: (id) => engine.instrumentState(id)?.indexPrice ?? null,
+    });
+  }
+  if (config.indexFeed === 'csv') {
+    if (config.indexFeedCsv === '') throw new Error('INDEX_FEED=csv needs INDEX_FEED_CSV');
+    return new CsvReplayFeed({ series: loadCsvSeries(config.indexFeedCsv, instruments), sink, speed: config.indexFeedCsvSpeed, onError });
+  }
+  return null;
 }
 
 export async function startExchange(config: ExchangeConfig, options: StartOptions = {}): Promise<RunningExchange> {
@@ -211,6 +236,11 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     bus.subscribe('read-model', feed.push);
     cleanups.push(() => feed.drain());
     const submit = (cmd: CommandInput) => sequencer.submit(cmd);
+    const priceSink: PriceSink = async (instrument, indexPrice) => {
+      const r = await submit({ kind: 'price.tick', instrument, indexPrice });
+      if (!r.reply.ok) throw new Error(`price tick for ${instrument} refused: ${r.reply.error.message}`);
+    };
+    const indexPush = new OperatorPush(() => engine.instrumentConfigs().map(feedInstrumentOf), priceSink);
 
     // ---- HTTP ----
     let fleet: MarketMakerFleet | undefined;
@@ -264,6 +294,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       admin,
       metrics,
       accounts,
+      indexPush: (instrument, price) => indexPush.push(instrument, price),
     };
     const fastifyLogger = config.logLevel === 'silent' ? false : { level: config.logLevel === 'info' ? 'warn' : config.logLevel };
     const separateAuth = config.authPort !== undefined;
@@ -316,6 +347,17 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       fleet = new MarketMakerFleet({ engine, submit, clock: Date.now, logger: log.child({ module: 'market-makers' }) }, mm, userIds);
     }
     const demoWallet = config.demoWallet ? await setUpDemoWallet(dataDir, auth, engine, submit, config.faucetAmount === '0' ? '10000' : config.faucetAmount) : undefined;
+    // ---- index feed ----
+    const indexFeed = createFeed(config, engine, priceSink, log.child({ module: 'index-feed' }));
+    indexFeed?.start();
+    cleanups.push(() => indexFeed?.stop());
+    const fundingClock = new FundingClock({
+      intervalMs: config.fundingIntervalMs, ratePeriodMs: config.fundingRatePeriodMs, submit, log: log.child({ module: 'funding' }),
+      instruments: () => engine.instrumentConfigs().map((c) => c.id),
+    });
+    fundingClock.start();
+    cleanups.push(() => fundingClock.stop());
+    if (indexFeed) log.info({ feed: indexFeed.name }, 'index feed started');
 
     await app.listen({ port: config.port, host: config.host });
     if (fleet) {
@@ -334,6 +376,8 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
         await fleet?.stop();
         // 1. No new requests (in-flight ones finish; websockets stay until step 3).
         const httpClosed = Promise.all([app.close(), authApp?.close()]);
+        await indexFeed?.stop();
+        await fundingClock.stop();
         // 2. Final flush + snapshot; every accepted command becomes durable and is published.
         await sequencer.stop();
         await bus.drain();
@@ -369,6 +413,8 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       operatorToken,
       demoWallet,
       marketMakers: fleet,
+      indexPush,
+      auth,
       close,
     };
   } catch (err) {

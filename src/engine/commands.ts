@@ -75,6 +75,8 @@ export type Command =
   | { kind: 'position.close'; ts: number; userId: number; instrument: string; id: string; quantity: number; leverage: number }
   /** Index/mark price update (price ticks are commands so replay reproduces triggers). */
   | { kind: 'price.tick'; ts: number; instrument: string; indexPrice: number; markPrice?: number }
+  /** Funding settlement for the interval that just ended (sent by the app's funding clock). */
+  | { kind: 'funding.settle'; ts: number; instrument: string; intervalMs: number }
   /** TpSl for a position (orderId null) or waiting on an order of the user (waitOrder until it fills). */
   | { kind: 'tpsl.create'; ts: number; userId: number; instrument: string; type: TpSlType; side: Side; quantity: number; price: number; orderId: string | null }
   | { kind: 'tpsl.modify'; ts: number; userId: number; instrument: string; id: string; type: TpSlType; side: Side; quantity: number; price: number }

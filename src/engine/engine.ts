@@ -15,13 +15,16 @@ import { createHash } from 'node:crypto';
 import {
   applyRateCeil, MAX_UNITS, mulDivHalfUp, notional, SCALE_N, type Money, type Units,
 } from '../domain/fixed.js';
-import { SIDES, TPSL_TYPES, type OrderGroup, type Side, type TimeInForce, type TradingState } from '../domain/enums.js';
+import { SIDES, TPSL_TYPES, type FillRole, type OrderGroup, type Side, type TimeInForce, type TradingState } from '../domain/enums.js';
 import type { InstrumentConfig } from '../domain/instrument.js';
 import { canonicalOrderKey, dayNumber, isOrderIdV2, ORDER_ID_EPOCH_MS, orderIdDay, systemOrderId } from '../domain/order-id.js';
 import { instrumentLock, newAccount, openVolumeOf, unrealizedPnL, type Account, type Position } from './account.js';
 import type { EngineSnapshot, ExchangeEngine } from './api.js';
 import type { Command, PlaceOrderInput, ReplaceInput, TpSlInput } from './commands.js';
+import { fundingPayments, fundingRate, MAX_FUNDING_INTERVAL_MS, premiumSample } from './funding.js';
 import { findInvariantViolation } from './invariants.js';
+import { Liquidator } from './liquidation.js';
+import { bankruptcyPrice } from './margin.js';
 import { compileInstrument, isMultiple, maintenanceMargin, notionalCap, type InstrumentRules } from './instrument-rules.js';
 import { Market } from './market.js';
 import { OrderState } from './order.js';
@@ -77,6 +80,7 @@ export class Engine implements ExchangeEngine {
   readonly s: EngineState;
   /** DAY orders in expiry order (derived from live orders). */
   private dayOrders: OrderState[] = [];
+  private readonly liquidator: Liquidator;
 
   // ---- per-command scratch ----
   private ts = 0;
@@ -86,6 +90,8 @@ export class Engine implements ExchangeEngine {
   private readonly touchedBooks = new Set<Market>();
   private readonly touchedMarkets = new Set<Market>();
   private readonly touchedTpsl = new Set<TpSlState>();
+  /** Accounts whose margin may have changed in this command (fills, funding, price ticks): checked before the command ends. */
+  private readonly riskCandidates = new Set<Account>();
 
   constructor(state?: EngineState) {
     this.s = state ?? {
@@ -104,6 +110,29 @@ export class Engine implements ExchangeEngine {
       for (const o of acc.orders.values()) if (o.expiresAt > 0) this.dayOrders.push(o);
     }
     this.dayOrders.sort((a, b) => a.expiresAt - b.expiresAt || a.placedSeq - b.placedSeq);
+    for (const acc of this.s.accounts.values()) {
+      for (const pos of acc.positions.values()) if (pos.qty !== 0) this.s.markets.get(pos.instrument)!.holders.add(acc);
+    }
+    this.liquidator = new Liquidator({
+      s: this.s,
+      cancelOrders: (acc, reason) => {
+        for (const o of [...acc.orders.values()].sort((a, b) => a.placedSeq - b.placedSeq)) this.cancelLive(o, 'CANCELLED', reason);
+      },
+      cancelTpSls: (userId, reason) => this.cancelUserTpSls(userId, reason),
+      liquidationOrder: (acc, m, qty, limit) => this.systemOrder(acc, m, 'liquidation', qty, limit),
+      adlTrade: (m, acc, counterparty, qty, price) => this.adlTrade(m, acc, counterparty, qty, price),
+      coverFromReserve: (acc, amount) => {
+        acc.balance += amount;
+        this.s.totals.reserveFund -= amount;
+        this.fundingChange(acc, amount, 'reserve-fund');
+      },
+      setMarginCall: (acc, flag) => {
+        if (acc.marginCall === flag) return;
+        acc.marginCall = flag;
+        acc.updatedAt = this.nextTime(acc.updatedAt);
+        this.events.push({ type: 'account', userId: acc.userId, marginCall: flag, updatedAt: acc.updatedAt });
+      },
+    });
   }
 
   get seq(): number {
@@ -138,11 +167,13 @@ export class Engine implements ExchangeEngine {
       case 'position.leverage': reply = this.changeLeverage(cmd.userId, cmd.instrument, cmd.leverage); break;
       case 'position.close': reply = this.closePosition(cmd.userId, cmd.instrument, cmd.id, cmd.quantity, cmd.leverage); break;
       case 'price.tick': reply = this.priceTick(cmd.instrument, cmd.indexPrice, cmd.markPrice); break;
+      case 'funding.settle': reply = this.settleFunding(cmd.instrument, cmd.intervalMs); break;
       case 'tpsl.create': reply = this.createTpSl(cmd.userId, cmd.instrument, cmd.type, cmd.side, cmd.quantity, cmd.price, cmd.orderId); break;
       case 'tpsl.modify': reply = this.modifyTpSl(cmd.userId, cmd.instrument, cmd.id, cmd.type, cmd.side, cmd.quantity, cmd.price); break;
       case 'tpsl.cancel': reply = this.cancelTpSl(cmd.userId, cmd.instrument, cmd.id); break;
       default: reply = fail(400, 'UNKNOWN_COMMAND', `Unknown command ${(cmd as { kind: string }).kind}`);
     }
+    if (this.riskCandidates.size > 0) this.liquidator.sweep(this.riskCandidates);
     this.flushTouched();
     return { reply, events: this.events };
   }
@@ -323,6 +354,7 @@ export class Engine implements ExchangeEngine {
     const transfer: TransferView = { id: transferId, userId, type: 'deposit', coin: COIN, amount, fee: 0n, status: 'done', createdAt: this.ts, updatedAt: this.ts };
     this.events.push({ type: 'transfer', transfer });
     this.fundingChange(acc, amount, 'deposit');
+    this.riskCandidates.add(acc); // more collateral may end a margin call
     return { ok: true, transfer };
   }
 
@@ -356,6 +388,7 @@ export class Engine implements ExchangeEngine {
       this.s.totals.withdrawals += t.amount;
       this.fundingChange(acc, -t.amount, 'withdraw');
     }
+    this.riskCandidates.add(acc);
     this.events.push({ type: 'transfer', transfer: { ...t } });
     return { ok: true, transfer: { ...t } };
   }
@@ -763,10 +796,10 @@ export class Engine implements ExchangeEngine {
   }
 
   /** One side of a trade: position, realized PnL, fee, order totals, events. */
-  private settle(m: Market, acc: Account, o: OrderState, role: 'MAKER' | 'TAKER', q: Units, price: Units, value: Money, executionId: string): void {
+  private settle(m: Market, acc: Account, o: OrderState, role: FillRole, q: Units, price: Units, value: Money, executionId: string): void {
     const r = m.rules;
     const liquidation = o.group === 'liquidation' || o.group === 'adl';
-    const rate = o.group === 'liquidation' ? r.liquidationFee : role === 'MAKER' ? r.makerFee : r.takerFee;
+    const rate = o.group === 'liquidation' ? r.liquidationFee : o.group === 'adl' ? 0 : role === 'MAKER' ? r.makerFee : r.takerFee;
     const fee = applyRateCeil(value, rate);
     let pos = acc.positions.get(m.id);
     if (pos === undefined || pos.qty === 0) {
@@ -785,9 +818,12 @@ export class Engine implements ExchangeEngine {
     const before = pos.qty;
     const effect = applyFill(pos, o.isBid, q, value);
     const after = pos.qty;
+    if (after === 0) m.holders.delete(acc);
+    else if (before === 0) m.holders.add(acc);
     m.longInterest += (after > 0 ? after : 0) - (before > 0 ? before : 0);
     m.shortInterest += (after < 0 ? -after : 0) - (before < 0 ? -before : 0);
     acc.balance += effect.realized - fee;
+    this.riskCandidates.add(acc);
     if (liquidation) this.s.totals.reserveFund += fee;
     else this.s.totals.fees += fee;
     pos.realizedPnL += effect.realized;
@@ -870,6 +906,54 @@ export class Engine implements ExchangeEngine {
     this.reserve(acc, o, -(BigInt(o.remaining) * BigInt(o.price)));
     this.unlist(acc, o);
     this.finishOrder(o, status, reason);
+  }
+
+  // =====================================================================================================
+  // Risk-engine orders (liquidation.ts decides, these execute)
+  // =====================================================================================================
+
+  private newSystemOrder(acc: Account, m: Market, group: OrderGroup, side: Side, qty: Units, price: Units): OrderState {
+    const id = systemOrderId(this.ts, ++this.s.counters.systemOrder);
+    const o = new OrderState(
+      id, canonicalOrderKey(id)!, acc.userId, m.id, 'LIMIT', side, 'IOC', false, acc.leverage.get(m.id) ?? 1, qty, price, null, group, 0, null, this.ts,
+    );
+    o.reduceOnly = true;
+    o.placedSeq = ++this.s.counters.placement;
+    this.touchedOrders.add(o);
+    return o;
+  }
+
+  /** Reduce-only IOC limit order closing `qty` of the account's position (trading-state rules do not apply). */
+  private systemOrder(acc: Account, m: Market, group: OrderGroup, qty: Units, limit: Units): OrderState {
+    const pos = acc.positions.get(m.id)!;
+    return this.execute(acc, m, this.newSystemOrder(acc, m, group, pos.qty > 0 ? 'SELL' : 'BUY', qty, limit));
+  }
+
+  /** Auto-deleveraging: both positions shrink by `qty` at `price`, off the book, fee-free (fill role NONE). */
+  private adlTrade(m: Market, acc: Account, counterparty: Account, qty: Units, price: Units): void {
+    const pos = acc.positions.get(m.id)!;
+    const side: Side = pos.qty > 0 ? 'SELL' : 'BUY';
+    const mine = this.newSystemOrder(acc, m, 'adl', side, qty, price);
+    const theirs = this.newSystemOrder(counterparty, m, 'adl', side === 'SELL' ? 'BUY' : 'SELL', qty, price);
+    const value = notional(qty, price);
+    const executionId = String(++this.s.counters.execution);
+    this.settle(m, acc, mine, 'NONE', qty, price, value, executionId);
+    this.settle(m, counterparty, theirs, 'NONE', qty, price, value, executionId);
+    for (const o of [mine, theirs]) {
+      o.remaining = 0;
+      o.status = 'FILLED';
+    }
+  }
+
+  /** Cancels every live TpSl of the user (waiting or active). */
+  private cancelUserTpSls(userId: number, reason: string): void {
+    for (const t of [...this.s.tpsls.values()]) {
+      if (t.userId !== userId || !isLiveTpSl(t)) continue;
+      t.status = 'cancelled';
+      t.cancelledReason = reason;
+      this.s.tpsls.delete(t.id);
+      this.touchTpSl(t);
+    }
   }
 
   // =====================================================================================================
@@ -1115,14 +1199,8 @@ export class Engine implements ExchangeEngine {
     const leverage = acc.leverage.get(pos.instrument) ?? 1;
     const markValue = mark !== null && abs > 0 ? notional(abs, mark) : pos.cost;
     const upnl = unrealizedPnL(pos, mark);
-    // Bankruptcy price: where the position's initial margin (cost / leverage) is lost.
-    let bankruptcy: Units | null = null;
-    if (abs > 0) {
-      const margin = pos.cost / BigInt(leverage);
-      const perUnit = pos.qty > 0 ? pos.cost - margin : pos.cost + margin;
-      bankruptcy = Number((perUnit * SCALE_N) / BigInt(abs));
-      if (bankruptcy < 0) bankruptcy = 0;
-    }
+    // Cross margin: where the account's equity reaches zero, other positions at their marks (margin.ts).
+    const bankruptcy = bankruptcyPrice(acc, pos, this.s.markets);
     return {
       id: pos.id, userId: acc.userId, instrument: pos.instrument, side: pos.qty > 0 ? 'BUY' : pos.qty < 0 ? 'SELL' : pos.side,
       quantity: abs, costBasis: pos.cost, avgPrice: abs === 0 ? 0 : Number(mulDivHalfUp(pos.cost, SCALE_N, BigInt(abs))),
@@ -1154,9 +1232,43 @@ export class Engine implements ExchangeEngine {
     if (markPrice !== undefined && !isPositiveUnits(markPrice)) return fail(400, 'INVALID_PRICE', 'Invalid mark price');
     m.indexPrice = indexPrice;
     m.markPrice = markPrice ?? m.computeMark(indexPrice);
+    m.premiumSum += premiumSample(m, indexPrice, m.rules.lotSize);
+    m.premiumSamples++;
     this.touchMarket(m);
     this.events.push({ type: 'price', instrument, indexPrice, markPrice: m.markPrice, ts: this.ts });
     this.runTriggers(m);
+    for (const acc of m.holders) this.riskCandidates.add(acc);
+    return { ok: true };
+  }
+
+  /** Funding of the interval that ended (funding.ts): rate from the premium samples, payments at mark. */
+  private settleFunding(instrument: string, intervalMs: number): Reply {
+    const m = this.s.markets.get(instrument);
+    if (!m) return fail(404, 'INSTRUMENT_NOT_FOUND', `Unknown instrument ${instrument}`);
+    if (!Number.isSafeInteger(intervalMs) || intervalMs <= 0 || intervalMs > MAX_FUNDING_INTERVAL_MS) {
+      return fail(400, 'INVALID_INTERVAL', `intervalMs must be an integer from 1 to ${MAX_FUNDING_INTERVAL_MS}`);
+    }
+    const rate = fundingRate(m.premiumSum, m.premiumSamples, intervalMs);
+    m.premiumSum = 0n;
+    m.premiumSamples = 0;
+    m.fundingRate = rate;
+    m.fundingRateAt = this.nextTime(m.fundingRateAt);
+    this.touchMarket(m);
+    this.events.push({ type: 'fundingRate', instrument, rate, createdAt: m.fundingRateAt });
+    const mark = m.valuationPrice;
+    if (mark === null) return { ok: true };
+    const holders: Array<{ acc: Account; pos: Position }> = [];
+    for (const acc of m.holders) holders.push({ acc, pos: acc.positions.get(instrument)! });
+    holders.sort((a, b) => a.acc.userId - b.acc.userId);
+    const { payments, residue } = fundingPayments(holders, mark, rate);
+    for (const p of payments) {
+      p.acc.balance += p.amount;
+      p.pos.fundingPaid += p.amount;
+      this.touchPosition(p.acc, p.pos);
+      this.fundingChange(p.acc, p.amount, 'funding');
+      this.riskCandidates.add(p.acc);
+    }
+    this.s.totals.reserveFund += residue;
     return { ok: true };
   }
 

@@ -30,6 +30,8 @@ export interface InstrumentRules {
   slippageLimit: Units;
   fatFinger: Units;
   markPriceLimit: Units;
+  /** Index/impact lot (see funding.ts): quantity the premium index prices. */
+  lotSize: Units;
 }
 
 export function compileInstrument(config: InstrumentConfig): InstrumentRules {
@@ -56,6 +58,7 @@ export function compileInstrument(config: InstrumentConfig): InstrumentRules {
     slippageLimit: parseUnits(config.slippageLimit),
     fatFinger: parseUnits(config.fatFingerPriceProtection),
     markPriceLimit: parseUnits(config.markPriceLimit),
+    lotSize: parseUnits(config.lotSize),
   };
 }
 

@@ -7,6 +7,8 @@
  * 2. Open interest balances: Σ long sizes = Σ short sizes per instrument, and matches the market counters.
  * 3. No crossed book; every price level's total equals the sum of its orders.
  * 4. Each account's reserved open-order volume equals Σ remaining × price of its live orders.
+ * 5. The reserve fund (liquidation fees and funding residue in; losses beyond collateral out) is never negative,
+ *    and premium-sample counters are consistent (no samples → no premium sum).
  */
 import type { EngineState } from './state.js';
 import type { OrderState } from './order.js';
@@ -26,6 +28,7 @@ export function findInvariantViolation(s: EngineState): string | null {
   }
   const left = balances + s.totals.fees + s.totals.reserveFund - openCost;
   const right = s.totals.deposits - s.totals.withdrawals;
+  if (s.totals.reserveFund < 0n) return `reserve fund negative: ${s.totals.reserveFund}`;
   if (left !== right) return `money not conserved: balances ${balances} + fees ${s.totals.fees} + reserve ${s.totals.reserveFund} − open cost ${openCost} = ${left} ≠ deposits − withdrawals = ${right}`;
 
   // 2. open interest
@@ -42,6 +45,17 @@ export function findInvariantViolation(s: EngineState): string | null {
     const sh = short.get(m.id) ?? 0;
     if (l !== sh) return `${m.id}: long open interest ${l} ≠ short open interest ${sh}`;
     if (l !== m.longInterest || sh !== m.shortInterest) return `${m.id}: open interest counters ${m.longInterest}/${m.shortInterest} ≠ positions ${l}/${sh}`;
+
+    let holding = 0;
+    for (const acc of s.accounts.values()) {
+      const p = acc.positions.get(m.id);
+      if (p && p.qty !== 0) {
+        holding++;
+        if (!m.holders.has(acc)) return `${m.id}: user ${acc.userId} holds a position but is not indexed as a holder`;
+      }
+    }
+    if (holding !== m.holders.size) return `${m.id}: ${m.holders.size} indexed holders ≠ ${holding} positions`;
+    if (m.premiumSamples === 0 && m.premiumSum !== 0n) return `${m.id}: premium sum ${m.premiumSum} without samples`;
 
     // 3. book
     if (m.book.isCrossed()) return `${m.id}: crossed book (bid ${m.book.bestBid()} ≥ ask ${m.book.bestAsk()})`;

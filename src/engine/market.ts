@@ -1,6 +1,7 @@
 /** Per-instrument engine state: rules, book, prices, open interest and untriggered stop orders. */
 import { mulDivHalfUp, type Units } from '../domain/fixed.js';
 import type { TradingState } from '../domain/enums.js';
+import type { Account } from './account.js';
 import type { InstrumentRules } from './instrument-rules.js';
 import { OrderBook } from './order-book.js';
 import type { OrderState } from './order.js';
@@ -15,8 +16,16 @@ export class Market {
   /** Σ long sizes and Σ short sizes (Units); equal whenever no command is half-applied. */
   longInterest: Units = 0;
   shortInterest: Units = 0;
+  /** Accounts holding a position here (derived from the accounts, not snapshotted): who a tick or funding concerns. */
+  readonly holders = new Set<Account>();
   /** STOP_LIMIT orders waiting for their trigger, in arrival order. */
   stops: OrderState[] = [];
+  /** Funding: Σ premium-index samples (1e-8 fractions) and their count since the last settlement. */
+  premiumSum = 0n;
+  premiumSamples = 0;
+  /** Last settled funding rate (1e-8 fraction, signed) and its time (0 = never settled). */
+  fundingRate = 0n;
+  fundingRateAt = 0;
   /** Time of the last book change (strictly increasing, the depth `t`). */
   bookT = 0;
   updatedAt: number;
@@ -64,6 +73,7 @@ export class Market {
     return {
       id: this.id, lastPrice: this.lastPrice, markPrice: this.markPrice, indexPrice: this.indexPrice,
       openInterest: this.longInterest, trading: this.trading, updatedAt: this.updatedAt,
+      fundingRate: this.fundingRate, fundingRateAt: this.fundingRateAt === 0 ? null : this.fundingRateAt,
     };
   }
 

@@ -136,6 +136,9 @@ export interface InstrumentStateView {
   openInterest: Units;
   trading: string;
   updatedAt: number;
+  /** Last settled funding rate (1e-8 fraction, signed) and when (null = never). */
+  fundingRate?: Money;
+  fundingRateAt?: number | null;
 }
 
 export interface MatcherView {
@@ -164,7 +167,7 @@ export interface FundingChangeView {
   /** Signed delta, money units. */
   quantity: Money;
   balance: Money;
-  reason: 'deposit' | 'withdraw' | 'realized-pnl' | 'fee' | 'funding' | 'liquidation-fee' | 'withdraw-refund';
+  reason: 'deposit' | 'withdraw' | 'realized-pnl' | 'fee' | 'funding' | 'liquidation-fee' | 'withdraw-refund' | 'reserve-fund';
   updatedAt: number;
 }
 
@@ -192,7 +195,9 @@ export type EngineEvent =
   | { type: 'transfer'; transfer: TransferView }
   | { type: 'account'; userId: number; marginCall: boolean; updatedAt: number }
   | { type: 'tpsl'; tpsl: TpSlView }
-  | { type: 'price'; instrument: string; indexPrice: Units; markPrice: Units; ts: number };
+  | { type: 'price'; instrument: string; indexPrice: Units; markPrice: Units; ts: number }
+  /** A funding settlement: the rate applied (1e-8 fraction, signed). */
+  | { type: 'fundingRate'; instrument: string; rate: Money; createdAt: number };
 
 /** Refusal: the command changed nothing. `status` is the HTTP status the gateway should use. */
 export interface CommandError {

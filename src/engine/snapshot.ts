@@ -37,6 +37,8 @@ interface AccountJson {
 interface MarketJson {
   config: InstrumentConfig; trading: TradingState; indexPrice: number | null; markPrice: number | null; lastPrice: number | null;
   longInterest: number; shortInterest: number; bookT: number; updatedAt: number;
+  /** Funding state (funding.ts): premium sum and sample count since the last settlement, last rate and its time. */
+  funding?: { premiumSum: string; samples: number; rate: string; rateAt: number };
   /** Levels worst → best, orders FIFO within a level. */
   bids: OrderJson[]; asks: OrderJson[]; stops: OrderJson[];
 }
@@ -106,6 +108,7 @@ export function serializeState(s: EngineState): StateJson {
     markets.push({
       config: m.rules.config, trading: m.trading, indexPrice: m.indexPrice, markPrice: m.markPrice, lastPrice: m.lastPrice,
       longInterest: m.longInterest, shortInterest: m.shortInterest, bookT: m.bookT, updatedAt: m.updatedAt,
+      funding: { premiumSum: m.premiumSum.toString(), samples: m.premiumSamples, rate: m.fundingRate.toString(), rateAt: m.fundingRateAt },
       bids: sideJson(m.book.bids), asks: sideJson(m.book.asks), stops: m.stops.map(orderJson),
     });
   }
@@ -166,6 +169,12 @@ export function restoreState(raw: unknown, seq: number): EngineState {
     m.longInterest = mj.longInterest;
     m.shortInterest = mj.shortInterest;
     m.bookT = mj.bookT;
+    if (mj.funding) {
+      m.premiumSum = BigInt(mj.funding.premiumSum);
+      m.premiumSamples = mj.funding.samples;
+      m.fundingRate = BigInt(mj.funding.rate);
+      m.fundingRateAt = mj.funding.rateAt;
+    }
     for (const oj of mj.bids) {
       const o = orderFromJson(oj, keyOf);
       m.book.bids.add(o);

@@ -13,7 +13,7 @@ import { parseUnits } from '../domain/fixed.js';
 import type { ExchangeEngine } from '../engine/api.js';
 import type { EngineEvent } from '../engine/records.js';
 import {
-  coinsFromInstruments, toAccountEvent, toCoin, toDepthEvent, toFundingEvent, toInstrumentLive, toMatcherEvent, toOrder,
+  coinsFromInstruments, toAccountEvent, toFundingRateEvent, toCoin, toDepthEvent, toFundingEvent, toInstrumentLive, toMatcherEvent, toOrder,
   toOrderFeeEvent, toOrderFill, toPosition, toRecentTrade, toTpSl, toTradeEvent, toTransferEvent,
 } from '../records/index.js';
 import type { HistoryPolicy } from './broker.js';
@@ -178,6 +178,8 @@ export class ExchangeChannels {
       }
       case 'matcher':
         return this.send(this.channel('info'), toMatcherEvent(ev.matcher));
+      case 'fundingRate':
+        return this.send(this.channel('funding-rate'), toFundingRateEvent(ev.instrument, ev.rate, ev.createdAt));
       case 'price': {
         const config = this.engine.instrumentConfig(ev.instrument);
         if (!config) return;

@@ -1,6 +1,6 @@
 /** Public market records: matcher info, coins, instruments, live instrument snapshots, depth. */
 import { Type, type Static } from '@sinclair/typebox';
-import { parseUnits, type Money, type Units } from '../domain/fixed.js';
+import { formatUnits, parseUnits, type Money, type Units } from '../domain/fixed.js';
 import { MARKET_STATES, TRADING_STATES, VISIBILITY_STATES } from '../domain/enums.js';
 import type { InstrumentConfig } from '../domain/instrument.js';
 import type { DepthView, InstrumentStateView, MatcherView } from '../engine/records.js';
@@ -197,8 +197,9 @@ export function toInstrumentMetrics(
   return {
     ...toInstrument(c, s, coins),
     maxSlippage: dec(c.slippageLimit),
-    fundingRate: stats ? dec(stats.fundingRate) : 0,
-    fundingRateCreatedAt: stats?.fundingRateCreatedAt == null ? null : iso(stats.fundingRateCreatedAt),
+    // The engine's last settled rate unless the read model supplies one.
+    fundingRate: stats ? dec(stats.fundingRate) : num(s?.fundingRate ?? 0n),
+    fundingRateCreatedAt: stats ? (stats.fundingRateCreatedAt == null ? null : iso(stats.fundingRateCreatedAt)) : s?.fundingRateAt == null ? null : iso(s.fundingRateAt),
     openInterest: s ? num(s.openInterest) : 0,
     low: stats ? num(stats.low) : 0,
     high: stats ? num(stats.high) : 0,
@@ -253,4 +254,12 @@ export function toDepth(d: DepthView, bestOnly = false): DepthRecord {
 /** orderBook-{instrument}-{round} / -best channel payload. */
 export function toDepthEvent(d: DepthView, bestOnly = false): { instrument: string; orderBook: DepthRecord } {
   return { instrument: d.instrument, orderBook: toDepth(d, bestOnly) };
+}
+
+/** funding-rate channel payload: the rate of a settlement as a decimal fraction string, createdAt in ms. */
+export const FundingRateEventRecord = Type.Object({ instrument: Type.String(), fundingRate: Type.String(), createdAt: Type.Number() });
+export type FundingRateEventRecord = Static<typeof FundingRateEventRecord>;
+
+export function toFundingRateEvent(instrument: string, rate: Money, createdAt: number): FundingRateEventRecord {
+  return { instrument, fundingRate: formatUnits(rate), createdAt };
 }

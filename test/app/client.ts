@@ -31,8 +31,8 @@ export async function startTestExchange(env: Record<string, string> = {}): Promi
   const dir = mkdtempSync(join(tmpdir(), 'perpx-e2e-'));
   const config = loadConfig({
     PORT: '0', DATA_DIR: dir, SIGNATURE_THREADS: '0', LOG_LEVEL: 'silent', SEED_DEMO: 'true', HEARTBEAT_MS: '1000',
-    // Tests that assert exact books and balances run without the demo bots and demo wallet.
-    MARKET_MAKERS: '0', DEMO_WALLET: 'false', ...env,
+    // Tests that assert exact books and balances run without the demo bots, demo wallet, moving index and funding.
+    MARKET_MAKERS: '0', DEMO_WALLET: 'false', INDEX_FEED: 'off', FUNDING_INTERVAL_MS: '0', ...env,
   });
   const ex = await startExchange(config);
   return {

@@ -10,7 +10,7 @@ import { startExchange, type RunningExchange } from '../../src/app/exchange.js';
 import { client, connected, subscribed } from '../realtime/helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'perpx-app-'));
-const config = loadConfig({ PORT: '0', DATA_DIR: dir, SIGNATURE_THREADS: '0', LOG_LEVEL: 'silent', HEARTBEAT_MS: '100', MARKET_MAKERS: '0' });
+const config = loadConfig({ PORT: '0', DATA_DIR: dir, SIGNATURE_THREADS: '0', LOG_LEVEL: 'silent', INDEX_FEED: 'off', FUNDING_INTERVAL_MS: '0', HEARTBEAT_MS: '100', MARKET_MAKERS: '0' });
 
 async function getJson(base: string, path: string): Promise<unknown> {
   const res = await fetch(base + path);

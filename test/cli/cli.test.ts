@@ -39,7 +39,7 @@ describe('operator CLI against a running exchange', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'perpx-cli-'));
-    ex = await startExchange(loadConfig({ PORT: '0', DATA_DIR: dir, SIGNATURE_THREADS: '0', LOG_LEVEL: 'silent', MARKET_MAKERS: '0' }));
+    ex = await startExchange(loadConfig({ PORT: '0', DATA_DIR: dir, SIGNATURE_THREADS: '0', LOG_LEVEL: 'silent', MARKET_MAKERS: '0', INDEX_FEED: 'off', FUNDING_INTERVAL_MS: '0' }));
   });
   after(async () => {
     if (!stopped) await ex.close();

@@ -51,6 +51,7 @@ export type Op = { dt: number } & (
   | { t: 'tpslModify'; user: number; inst: Inst; n: number; tpsl: TpSlOp }
   | { t: 'tpslCancel'; user: number; inst: Inst; n: number }
   | { t: 'matcher'; active: boolean }
+  | { t: 'funding'; inst: Inst; hours: number }
   | { t: 'trading'; inst: Inst; state: 'all' | 'onlyClose' | 'none' | 'restricted' }
 );
 
@@ -88,6 +89,7 @@ const body: fc.Arbitrary<Omit<Op, 'dt'>> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ t: fc.constant('tpslModify' as const), user, inst, n: fc.integer({ min: 1, max: 40 }), tpsl: tpslOp }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('tpslCancel' as const), user, inst, n: fc.integer({ min: 1, max: 40 }) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('matcher' as const), active: fc.constantFrom(true, true, false) }) },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant('funding' as const), inst, hours: fc.constantFrom(0, 1, 8) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('trading' as const), inst, state: fc.constantFrom<'all' | 'onlyClose' | 'none' | 'restricted'>('all', 'all', 'all', 'onlyClose', 'none', 'restricted') }) },
 );
 
@@ -226,6 +228,9 @@ export function materialize(ops: Op[]): Command[] {
         break;
       case 'tpslCancel':
         c = { kind: 'tpsl.cancel', userId: o.user, instrument: o.inst, id: tpslUuid(o.n) };
+        break;
+      case 'funding':
+        c = { kind: 'funding.settle', instrument: o.inst, intervalMs: o.hours * 3_600_000 }; // 0 h: refused
         break;
       case 'matcher':
         c = { kind: 'matcher.state', state: o.active ? 'active' : 'me-dead' };

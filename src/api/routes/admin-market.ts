@@ -7,10 +7,12 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { MARKET_STATES, MATCHER_STATES, TRADING_STATES, VISIBILITY_STATES } from '../../domain/enums.js';
 import type { InstrumentConfig } from '../../domain/instrument.js';
-import { ErrorBody, StringEnum } from '../../records/common.js';
+import { formatUnits, type Money, type Units } from '../../domain/fixed.js';
+import type { InstrumentStateView } from '../../engine/records.js';
+import { ErrorBody, num, StringEnum } from '../../records/common.js';
 import * as A from '../amounts.js';
 import type { RouteContext } from '../context.js';
-import { notFound } from '../errors.js';
+import { badRequest, notFound } from '../errors.js';
 import { execute } from '../execute.js';
 import { OPERATOR_SECURITY } from '../operator.js';
 import { Body, Decimal, Instrument, InstrumentParams } from '../schemas.js';
@@ -60,6 +62,19 @@ const MatcherBody = Body({ state: StringEnum(MATCHER_STATES) });
 const TradingBody = Body({ trading: StringEnum(TRADING_STATES) });
 const IndexPriceBody = Body({ instrument: Instrument, price: Decimal });
 const Ok = Type.Object({ ok: Type.Boolean(), seq: Type.Optional(Type.Integer()) });
+const IndexPriceReply = Type.Object({
+  ok: Type.Boolean(), seq: Type.Integer(), instrument: Type.String(), indexPrice: Type.Number(), markPrice: Type.Number(),
+});
+
+/** Live instrument state with prices as decimal strings (engine values are 1e-8 integers and bigints). */
+function stateForOperator(s: InstrumentStateView | undefined) {
+  if (!s) return null;
+  const dec = (v: Units | Money | null | undefined) => (v === null || v === undefined ? null : formatUnits(v));
+  return {
+    id: s.id, trading: s.trading, lastPrice: dec(s.lastPrice), markPrice: dec(s.markPrice), indexPrice: dec(s.indexPrice),
+    openInterest: dec(s.openInterest), fundingRate: dec(s.fundingRate), fundingRateAt: s.fundingRateAt ?? null, updatedAt: s.updatedAt,
+  };
+}
 
 export function adminMarketRoutes(ctx: RouteContext) {
   return async function plugin(app: FastifyInstance) {
@@ -68,7 +83,7 @@ export function adminMarketRoutes(ctx: RouteContext) {
 
     app.get('/api/admin/instruments', {
       schema: { tags, security, summary: 'Instrument configurations with live state', response: { ...errors } },
-    }, async () => ctx.engine.instrumentConfigs().map((config) => ({ config, state: ctx.engine.instrumentState(config.id) ?? null })));
+    }, async () => ctx.engine.instrumentConfigs().map((config) => ({ config, state: stateForOperator(ctx.engine.instrumentState(config.id)) })));
 
     app.post('/api/admin/instruments', {
       schema: { tags, security, summary: 'Add or update an instrument', body: UpsertBody, response: { 200: Ok, ...errors } },
@@ -97,12 +112,26 @@ export function adminMarketRoutes(ctx: RouteContext) {
     });
 
     app.post('/api/admin/index-price', {
-      schema: { tags, security, summary: 'Push an index price (a price.tick command)', body: IndexPriceBody, response: { 200: Ok, ...errors } },
+      schema: {
+        tags, security, summary: 'Push an index price (a price.tick command; the random walk continues from it)',
+        body: IndexPriceBody, response: { 200: IndexPriceReply, ...errors },
+      },
     }, async (req) => {
       const b = req.body as Static<typeof IndexPriceBody>;
       if (!ctx.engine.instrumentConfig(b.instrument)) throw notFound('INSTRUMENT_NOT_FOUND', `Unknown instrument ${b.instrument}`);
-      await execute(ctx.submit, { kind: 'price.tick', instrument: b.instrument, indexPrice: A.amount('price', b.price) });
-      return { ok: true, seq: ctx.engine.seq };
+      const price = A.amount('price', b.price);
+      if (ctx.indexPush) {
+        try {
+          await ctx.indexPush(b.instrument, price);
+        } catch (err) {
+          if (err instanceof RangeError) throw badRequest('INVALID_PRICE', err.message);
+          throw err;
+        }
+      } else {
+        await execute(ctx.submit, { kind: 'price.tick', instrument: b.instrument, indexPrice: price });
+      }
+      const s = ctx.engine.instrumentState(b.instrument)!;
+      return { ok: true, seq: ctx.engine.seq, instrument: s.id, indexPrice: num(s.indexPrice ?? 0), markPrice: num(s.markPrice ?? 0) };
     });
   };
 }

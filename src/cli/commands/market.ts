@@ -8,7 +8,7 @@ import { printResult, table } from '../output.js';
 
 interface InstrumentRow {
   config: InstrumentConfig;
-  state: { indexPrice: number | null; markPrice: number | null; trading: string } | null;
+  state: { indexPrice: string | null; markPrice: string | null; trading: string } | null;
 }
 
 export const instrumentsCommand: CommandSpec = {
