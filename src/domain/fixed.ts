@@ -102,7 +102,30 @@ export function toWireNumber(units: Units | Money): number {
 
 /** notional = quantity × price, in money units (1e-8), rounded half-up once per fill. */
 export function notional(quantity: Units, price: Units): Money {
-  return mulDivHalfUp(BigInt(quantity), BigInt(price), SCALE_N);
+  const fast = notionalExact(quantity, price);
+  return fast >= 0 ? BigInt(fast) : mulDivHalfUp(BigInt(quantity), BigInt(price), SCALE_N);
+}
+
+const UNIT = 100_000_000;
+
+/**
+ * quantity × price / 1e8 rounded half-up, in doubles, when every intermediate is an exact integer below 2^53;
+ * −1 when it cannot be done exactly (the caller falls back to bigint). Hand-written because notional is on
+ * every order and fill, and bigint arithmetic there was ~8% of the engine's time.
+ */
+export function notionalExact(quantity: Units, price: Units): number {
+  if (quantity < 0 || price < 0) return -1;
+  const priceHigh = Math.floor(price / UNIT);
+  const priceLow = price - priceHigh * UNIT;
+  const whole = quantity * priceHigh;
+  const part = quantity * priceLow;
+  if (whole > Number.MAX_SAFE_INTEGER || part > Number.MAX_SAFE_INTEGER) return -1;
+  let q = Math.floor(part / UNIT);
+  let r = part - q * UNIT;
+  // Division is correctly rounded, so the floor may be one off next to an integer: fix with the exact remainder.
+  if (r < 0) { q -= 1; r += UNIT; } else if (r >= UNIT) { q += 1; r -= UNIT; }
+  const out = whole + q + (2 * r >= UNIT ? 1 : 0);
+  return out <= Number.MAX_SAFE_INTEGER ? out : -1;
 }
 
 /** a × b / d rounded half-up (away from zero for the half), exact bigint arithmetic. */

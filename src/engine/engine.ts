@@ -570,11 +570,16 @@ export class Engine implements ExchangeEngine {
     return qty === null || qty <= Math.abs(pos.qty);
   }
 
-  /** Creates the order (id now used) and runs it; refusals from here on are REJECTED orders. */
+  /** Creates the order and runs it (its id is used from now on); refusals from here on are REJECTED orders. */
   private place(acc: Account, m: Market, input: PlaceOrderInput): OrderState {
+    const o = this.admit(acc, m, input);
+    this.retireIfDone(acc, o);
+    return o;
+  }
+
+  private admit(acc: Account, m: Market, input: PlaceOrderInput): OrderState {
     const r = m.rules;
     const key = canonicalOrderKey(input.id)!;
-    acc.usedIds.set(key, orderIdDay(input.id));
     const isMarket = input.type === 'MARKET';
     const byCash = isMarket && input.cashQuantity !== undefined;
     const reduceOnly = input.reduceOnly === true;
@@ -862,12 +867,17 @@ export class Engine implements ExchangeEngine {
    */
   private list(acc: Account, o: OrderState): void {
     acc.orders.set(o.key, o);
-    acc.usedIds.delete(o.key);
   }
 
+  /** The order stops being live for good: its id moves to `usedIds`. */
   private unlist(acc: Account, o: OrderState): void {
     acc.orders.delete(o.key);
     acc.usedIds.set(o.key, orderIdDay(o.id));
+  }
+
+  /** After running an order that was not listed: it rested (listed) or it is done (its id is now used). */
+  private retireIfDone(acc: Account, o: OrderState): void {
+    if (!acc.orders.has(o.key)) acc.usedIds.set(o.key, orderIdDay(o.id));
   }
 
   /** Puts the order's remainder in the book and reserves its margin. */
@@ -981,15 +991,16 @@ export class Engine implements ExchangeEngine {
     const i = m.stops.indexOf(o);
     if (i >= 0) m.stops.splice(i, 1);
     this.reserve(acc, o, -(BigInt(o.remaining) * BigInt(o.price)));
-    this.unlist(acc, o);
+    acc.orders.delete(o.key); // re-listed if it rests, retired otherwise
     o.triggeredAt = this.ts;
     o.placedSeq = ++this.s.counters.placement;
     this.touchOrder(o);
     if (this.s.matcher.state !== 'active' || m.trading === 'none' || m.trading === 'restricted') {
       this.finishOrder(o, 'CANCELLED', 'Trading halted when the stop triggered');
-      return;
+    } else {
+      this.execute(acc, m, o);
     }
-    this.execute(acc, m, o);
+    this.retireIfDone(acc, o);
   }
 
   // =====================================================================================================
@@ -1100,12 +1111,13 @@ export class Engine implements ExchangeEngine {
     // Re-queue at the back (new price or more size): leave the book, then trade/rest like a new order.
     side.remove(o);
     this.reserve(acc, o, -newRaw);
-    this.unlist(acc, o);
+    acc.orders.delete(o.key); // re-listed if it rests, retired otherwise
     o.price = price;
     o.remaining = newRemaining;
     o.placedSeq = ++this.s.counters.placement;
     this.touchBook(m);
     this.execute(acc, m, o);
+    this.retireIfDone(acc, o);
     return { ok: true, order: o.view() };
   }
 
