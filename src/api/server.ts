@@ -13,6 +13,7 @@ import { installJsonParser } from './json-parser.js';
 import { installOpenApi } from './openapi.js';
 import { authRoutes } from './routes/auth.js';
 import { fundsRoutes } from './routes/funds.js';
+import { historyRoutes } from './routes/history.js';
 import { marketRoutes } from './routes/market.js';
 import { orderManageRoutes } from './routes/order-manage.js';
 import { orderQueryRoutes } from './routes/order-queries.js';
@@ -65,6 +66,7 @@ export async function buildServer(deps: ApiDeps, opts: ServerOptions = {}): Prom
   await app.register(positionRoutes(ctx));
   await app.register(tpslRoutes(ctx));
   await app.register(fundsRoutes(ctx));
+  await app.register(historyRoutes(ctx));
   await app.register(userRoutes(ctx));
   if (opts.includeAuthRoutes ?? true) await app.register(authRoutes(ctx));
   return app;

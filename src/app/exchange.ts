@@ -14,6 +14,8 @@ import pino from 'pino';
 import { buildAuthServer, buildServer } from '../api/server.js';
 import type { ApiDeps } from '../api/deps.js';
 import { createAuthService } from '../auth/index.js';
+import { ChainBridge } from '../chain/chain-bridge.js';
+import { SimulatedChain } from '../chain/simulated-chain.js';
 import { DEMO_INSTRUMENTS, DEMO_START_PRICES } from '../domain/instrument.js';
 import { parseUnits } from '../domain/fixed.js';
 import type { ExchangeEngine } from '../engine/api.js';
@@ -45,6 +47,8 @@ export interface RunningExchange {
   chainId: string;
   engine: ExchangeEngine;
   sequencer: Sequencer;
+  /** Chain adapter: operator hold/release and deposits; `simulated` is the stand-in network. */
+  chain: { bridge: ChainBridge; simulated: SimulatedChain };
   /** Graceful stop: HTTP, sequencer (flush + snapshot), real-time, storage. Idempotent. */
   close(): Promise<void>;
 }
@@ -197,6 +201,12 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     cleanups.push(() => feed.drain());
     const submit = (cmd: CommandInput) => sequencer.submit(cmd);
 
+    // ---- chain adapter (simulated network; a real chain watcher implements the same port) ----
+    const simulated = new SimulatedChain({ delayMs: config.chainDelayMs, failureRate: config.chainFailureRate, seed: config.chainSeed });
+    const bridge = new ChainBridge({ network: simulated, engine, submit, logger: log.child({ module: 'chain' }) });
+    bus.subscribe('chain', bridge.onBatch);
+    cleanups.push(() => bridge.stop());
+
     // ---- HTTP ----
     const deps: ApiDeps = {
       engine,
@@ -204,7 +214,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       auth,
       verifier,
       chainId: config.chainId,
-      readStore: readStoreAdapter(store.queries),
+      readStore: readStoreAdapter(store.queries, store.statistics),
       clock: Date.now,
       config: { faucetAmount: config.faucetAmount },
     };
@@ -250,6 +260,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       log.info({ instruments: DEMO_INSTRUMENTS.map((i) => i.id) }, 'seeded demo instruments');
     }
 
+    bridge.start();
     await app.listen({ port: config.port, host: config.host });
     if (authApp) await authApp.listen({ port: config.authPort ?? 0, host: config.host });
     const url = urlOf(app, config.host);
@@ -261,7 +272,8 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
         log.info('shutting down');
         // 1. No new requests (in-flight ones finish; websockets stay until step 3).
         const httpClosed = Promise.all([app.close(), authApp?.close()]);
-        // 2. Final flush + snapshot; every accepted command becomes durable and is published.
+        // 2. No new chain outcomes; final flush + snapshot; every accepted command becomes durable and is published.
+        await bridge.stop();
         await sequencer.stop();
         await bus.drain();
         await feed.drain();
@@ -293,6 +305,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       chainId: config.chainId,
       engine,
       sequencer,
+      chain: { bridge, simulated },
       close,
     };
   } catch (err) {

@@ -144,9 +144,16 @@ export function orderQueryRoutes(ctx: RouteContext) {
         next: qs.next,
       };
       const page = ctx.readStore ? await ctx.readStore.listOrders(q) : openOrdersPage(ctx.engine.openOrders(userId), q);
-      const withTpSl = qs.withTpSL === 'yes' ? tpslByOrder(userId) : undefined;
+      // The read model knows the TpSl of past orders too; without it only the engine's live ones are known.
+      let withTpSl: Map<string, TpSlView[]> | undefined;
+      if (qs.withTpSL === 'yes') {
+        withTpSl = ctx.readStore?.tpslForOrders
+          ? await ctx.readStore.tpslForOrders(userId, page.list.map((o) => o.id))
+          : tpslByOrder(userId);
+      }
+      const tpslOf = (o: OrderView) => withTpSl?.get(o.id) ?? withTpSl?.get(o.id.toLowerCase()) ?? [];
       const out: { list: ReturnType<typeof toOrderWithTpSl>[]; count: number; next?: string } = {
-        list: page.list.map((o) => toOrderWithTpSl(o, withTpSl?.get(o.id.toLowerCase()) ?? [])),
+        list: page.list.map((o) => toOrderWithTpSl(o, tpslOf(o))),
         count: page.count,
       };
       if (page.next !== undefined) out.next = page.next;
