@@ -21,7 +21,10 @@ export class SimulatedChain implements ChainNetwork {
   private readonly sent = new Map<string, Promise<WithdrawalOutcome>>();
   private nonce = 0;
 
-  constructor(private readonly opts: SimulatedChainOptions) {
+  private readonly opts: SimulatedChainOptions;
+
+  constructor(opts: SimulatedChainOptions) {
+    this.opts = { ...opts };
     if (!(opts.failureRate >= 0 && opts.failureRate <= 1)) throw new RangeError('failureRate must be within 0..1');
     if (!(opts.delayMs >= 0)) throw new RangeError('delayMs must be ≥ 0');
   }
@@ -37,6 +40,12 @@ export class SimulatedChain implements ChainNetwork {
       fn();
     }, this.opts.delayMs);
     this.timers.add(t);
+  }
+
+  /** Operator/demo knob: change the failure share at run time (affects payouts decided from now on). */
+  setFailureRate(rate: number): void {
+    if (!(rate >= 0 && rate <= 1)) throw new RangeError('failureRate must be within 0..1');
+    this.opts.failureRate = rate;
   }
 
   /** Whether the simulation will fail this transfer (for tests that pick ids). */
