@@ -54,6 +54,7 @@ export interface FillQuery {
   before: number;
   offset: number;
   limit: number;
+  next?: string;
 }
 
 export interface FundingTransferQuery {

@@ -58,7 +58,7 @@ export function readStoreAdapter(q: StoreQueries, stats?: StoreStatistics): Read
     },
     async listFills(f: FillQuery): Promise<Page<FillView>> {
       if (!f.roles || f.roles.length === 0) {
-        return q.listFills(f.userId, { instrument: f.instruments, after: f.after, before: f.before + 1, offset: f.offset, limit: f.limit });
+        return guard(() => q.listFills(f.userId, { instrument: f.instruments, after: f.after, before: f.before + 1, offset: f.offset, limit: f.limit, next: f.next }));
       }
       // The store does not filter by role: page over the matching window and filter here.
       const roles = new Set(f.roles);

@@ -48,6 +48,7 @@ const FillListQuery = Type.Object({
   before: TimeParam,
   offset: Type.Optional(Offset),
   limit: Type.Optional(Limit),
+  next: Type.Optional(Type.String({ maxLength: 256 })),
 });
 
 const OrderFillQuery = Type.Object({ version: Type.Optional(Type.String({ maxLength: 8 })) });
@@ -171,7 +172,7 @@ export function orderQueryRoutes(ctx: RouteContext) {
       if (after === undefined || before === undefined) throw badRequest('INVALID_TIME', 'after and before are required');
       if (!ctx.readStore) return { list: [], count: 0 };
       const page = await ctx.readStore.listFills({
-        userId, instruments: many(qs.instrument), roles: many(qs.fillRole), after, before, offset: qs.offset ?? 0, limit: qs.limit ?? 50,
+        userId, instruments: many(qs.instrument), roles: many(qs.fillRole), after, before, offset: qs.offset ?? 0, limit: qs.limit ?? 50, next: qs.next,
       });
       const out: { list: ReturnType<typeof toFill>[]; count: number; next?: string } = { list: page.list.map(toFill), count: page.count };
       if (page.next !== undefined) out.next = page.next;
