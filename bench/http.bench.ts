@@ -659,7 +659,13 @@ async function main(): Promise<void> {
   }
 }
 
-if (env.HTTP_BENCH_ROLE === 'client') {
+if (env.HTTP_BENCH === 'history' || process.argv[2] === 'history') {
+  // History routes over a large read store: bench/http/history.ts.
+  import('./http/history.js').then((m) => m.runHistoryBench()).then(() => process.exit(0), (err) => {
+    console.error(err);
+    process.exit(1);
+  });
+} else if (env.HTTP_BENCH_ROLE === 'client') {
   runClientProcess();
 } else {
   main().then(

@@ -3,7 +3,7 @@
  * database next to the users), plus the read-model statistics the public routes serve.
  */
 import type { Database } from 'better-sqlite3';
-import type { ExchangeStatistics } from '../store/statistics.js';
+import type { ExchangeStatistics } from '../store/exchange-statistics.js';
 import type { UserHistory } from '../store/user-history.js';
 import type { StoreQueries } from '../store/queries.js';
 import { BlockedVersionStore, MOBILE_APP_SCHEMA } from './mobile-app.js';

@@ -7,6 +7,10 @@ import type { CommandResult, FillView, OrderView, TpSlView, TradeView } from '..
 import type { FillRole, OrderGroup, OrderStatus, OrderType, Side, TpSlStatus, TpSlType } from '../domain/enums.js';
 import type { SignatureVerifier } from '../signing/types.js';
 import type { InstrumentStats } from '../records/market.js';
+import type { FundingChangeView } from '../engine/records.js';
+import type {
+  BalancePoint, ChartGroup, CloseType, PositionHistorySort, PositionHistoryView, StatisticsPoint,
+} from '../store/index.js';
 
 export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** A command as the gateway builds it; the sequencer stamps `ts` and journals it. */
@@ -51,6 +55,40 @@ export interface FillQuery {
   before: number;
   offset: number;
   limit: number;
+  next?: string;
+}
+
+export interface FundingTransferQuery {
+  userId: number;
+  after?: number;
+  before?: number;
+  offset: number;
+  limit: number;
+  next?: string;
+}
+
+/** GET /api/position/history filters; times are epoch ms, inclusive bounds. */
+export interface PositionHistoryQuery {
+  userId: number;
+  instruments?: string[];
+  closeTypes?: CloseType[];
+  side?: Side;
+  openAfter?: number;
+  openBefore?: number;
+  closeAfter?: number;
+  closeBefore?: number;
+  sort: PositionHistorySort;
+  offset: number;
+  limit: number;
+  next?: string;
+}
+
+/** Bucketed window: [after, before) in epoch ms, UTC periods of `group`. */
+export interface ChartQuery {
+  userId: number;
+  after: number;
+  before: number;
+  group: ChartGroup;
 }
 
 export interface TpSlQuery {
@@ -77,6 +115,16 @@ export interface ReadStore {
   /** Newest first. */
   recentTrades(instrument: string, limit: number): TradeView[] | Promise<TradeView[]>;
   listTpsl(q: TpSlQuery): Page<TpSlView> | Promise<Page<TpSlView>>;
+  /** Collateral movements, newest first (GET /api/user/funding-transfer). */
+  fundingTransfers?(q: FundingTransferQuery): Promise<Page<FundingChangeView>>;
+  /** Closed position lifetimes (GET /api/position/history). */
+  positionHistory?(q: PositionHistoryQuery): Promise<Page<PositionHistoryView>>;
+  /** Balance at the end of each period, oldest first. */
+  balanceChart?(q: ChartQuery): Promise<BalancePoint[]>;
+  /** Fill statistics per period, oldest first. */
+  statistics?(q: ChartQuery): Promise<StatisticsPoint[]>;
+  /** TpSl attached to these orders (any status), keyed by the ids as given. */
+  tpslForOrders?(userId: number, orderIds: readonly string[]): Promise<Map<string, TpSlView[]>>;
   /** Rolling 24h stats and funding for `fields=metrics` and the instruments channel (optional). */
   instrumentStats?(instrument: string): InstrumentStats | undefined | Promise<InstrumentStats | undefined>;
 }

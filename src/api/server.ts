@@ -18,6 +18,7 @@ import { adminSystemRoutes } from './routes/admin-system.js';
 import { adminUserRoutes } from './routes/admin-users.js';
 import { authRoutes } from './routes/auth.js';
 import { fundsRoutes } from './routes/funds.js';
+import { historyRoutes } from './routes/history.js';
 import { marketRoutes } from './routes/market.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { mobileAppRoutes } from './routes/mobile-app.js';
@@ -77,6 +78,7 @@ export async function buildServer(deps: ApiDeps, opts: ServerOptions = {}): Prom
   await app.register(positionRoutes(ctx));
   await app.register(tpslRoutes(ctx));
   await app.register(fundsRoutes(ctx));
+  await app.register(historyRoutes(ctx));
   await app.register(userRoutes(ctx));
   if (ctx.accounts) await app.register(accountRoutes(ctx, ctx.accounts));
   if (opts.includeAuthRoutes ?? true) await app.register(authRoutes(ctx));

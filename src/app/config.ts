@@ -20,6 +20,9 @@ export interface ExchangeConfig {
   bookPublishIntervalMs: number;
   heartbeatMs: number;
   faucetAmount: string;
+  chainDelayMs: number;
+  chainFailureRate: number;
+  chainSeed: string;
   logLevel: string;
   seedDemo: boolean;
   /** demo: bots, demo wallet and faucet on by default; production: all off by default. */
@@ -72,6 +75,9 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'BOOK_PUBLISH_INTERVAL_MS', default: '50', doc: 'Minimum interval between order-book publications per channel.' },
   { env: 'HEARTBEAT_MS', default: '5000', doc: 'Period of the {env}:heartbeat publication, ms.' },
   { env: 'FAUCET_AMOUNT', default: '10000', doc: 'USDT credited by the demo faucet per call (0 = faucet off).' },
+  { env: 'CHAIN_DELAY_MS', default: '3000', doc: 'Simulated chain: time until a withdrawal or deposit is final, ms.' },
+  { env: 'CHAIN_FAILURE_RATE', default: '0', doc: 'Simulated chain: share of withdrawals that fail (0..1); failed ones return the funds.' },
+  { env: 'CHAIN_SEED', default: 'perpx', doc: 'Simulated chain: seed that picks which withdrawals fail (stable per transfer id).' },
   { env: 'LOG_LEVEL', default: 'info', doc: 'pino log level (trace, debug, info, warn, error, silent).' },
   { env: 'INDEX_FEED', default: 'random', doc: 'Index price source: random (seeded random walk), csv (replay INDEX_FEED_CSV) or off (operator push only).' },
   { env: 'INDEX_FEED_INTERVAL_MS', default: '1000', doc: 'Random walk: one index price per instrument every this many ms.' },
@@ -154,6 +160,11 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
   if (!/^\d+(\.\d+)?$/.test(faucet)) throw new ConfigError(`FAUCET_AMOUNT must be a decimal, got "${faucet}"`);
   const chainId = str(env, 'CHAIN_ID', '16182');
   if (!/^\d+$/.test(chainId)) throw new ConfigError(`CHAIN_ID must be a decimal integer, got "${chainId}"`);
+  const failureRaw = str(env, 'CHAIN_FAILURE_RATE', '0');
+  const chainFailureRate = Number(failureRaw);
+  if (!/^[0-9.]+$/.test(failureRaw) || !(chainFailureRate >= 0 && chainFailureRate <= 1)) {
+    throw new ConfigError(`CHAIN_FAILURE_RATE must be a number within 0..1, got "${failureRaw}"`);
+  }
   return {
     port: int(env, 'PORT', 8080),
     authPort: authPortRaw === '' ? undefined : int(env, 'AUTH_PORT', 0),
@@ -169,6 +180,9 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
     bookPublishIntervalMs: int(env, 'BOOK_PUBLISH_INTERVAL_MS', 50),
     heartbeatMs: int(env, 'HEARTBEAT_MS', 5000, 1),
     faucetAmount: faucet,
+    chainDelayMs: int(env, 'CHAIN_DELAY_MS', 3000),
+    chainFailureRate,
+    chainSeed: str(env, 'CHAIN_SEED', 'perpx'),
     logLevel: str(env, 'LOG_LEVEL', 'info'),
     seedDemo: bool(env, 'SEED_DEMO', demo),
     environment,

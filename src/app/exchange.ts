@@ -16,6 +16,8 @@ import type { AdminDeps, ApiDeps } from '../api/deps.js';
 import { openAccountStores, withOauthGrants } from '../accounts/index.js';
 import { createAuthService } from '../auth/index.js';
 import { loadOrCreateOperatorToken } from '../auth/operator-token.js';
+import { ChainBridge } from '../chain/chain-bridge.js';
+import { SimulatedChain } from '../chain/simulated-chain.js';
 import { DEMO_INSTRUMENTS, DEMO_START_PRICES } from '../domain/instrument.js';
 import { formatUnits, parseUnits } from '../domain/fixed.js';
 import type { ExchangeEngine } from '../engine/api.js';
@@ -34,7 +36,7 @@ import { MarketMakerFleet } from '../simulation/market-maker.js';
 import { setUpDemoWallet, setUpMarketMakers, type DemoWallet } from '../simulation/system-accounts.js';
 import { CsvReplayFeed, feedInstrumentOf, loadCsvSeries, OperatorPush, RandomWalkFeed, type IndexFeed, type PriceSink } from '../feeds/index.js';
 import { openReadStore, type Projector } from '../store/index.js';
-import { ExchangeStatistics } from '../store/statistics.js';
+import { ExchangeStatistics } from '../store/exchange-statistics.js';
 import { UserHistory } from '../store/user-history.js';
 import type { ExchangeConfig } from './config.js';
 import { FundingClock } from './funding-clock.js';
@@ -64,6 +66,8 @@ export interface RunningExchange {
   indexPush: OperatorPush;
   /** Users, roles and sessions (operator tooling grants the admin role here). */
   auth: Awaited<ReturnType<typeof createAuthService>>;
+  /** Chain adapter: operator hold/release and deposits; `simulated` is the stand-in network. */
+  chain: { bridge: ChainBridge; simulated: SimulatedChain };
   /** Graceful stop: HTTP, sequencer (flush + snapshot), real-time, storage. Idempotent. */
   close(): Promise<void>;
 }
@@ -242,6 +246,12 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     };
     const indexPush = new OperatorPush(() => engine.instrumentConfigs().map(feedInstrumentOf), priceSink);
 
+    // ---- chain adapter (simulated network; a real chain watcher implements the same port) ----
+    const simulated = new SimulatedChain({ delayMs: config.chainDelayMs, failureRate: config.chainFailureRate, seed: config.chainSeed });
+    const bridge = new ChainBridge({ network: simulated, engine, submit, logger: log.child({ module: 'chain' }) });
+    bus.subscribe('chain', bridge.onBatch);
+    cleanups.push(() => bridge.stop());
+
     // ---- HTTP ----
     let fleet: MarketMakerFleet | undefined;
     let rtStats: { connections: number; subscriptions: number } = { connections: 0, subscriptions: 0 };
@@ -288,7 +298,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       auth: withOauthGrants(auth, accounts.oauth, Date.now),
       verifier,
       chainId: config.chainId,
-      readStore: readStoreAdapter(store.queries),
+      readStore: readStoreAdapter(store.queries, store.statistics),
       clock: Date.now,
       config: { faucetAmount: config.faucetAmount },
       admin,
@@ -359,6 +369,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     cleanups.push(() => fundingClock.stop());
     if (indexFeed) log.info({ feed: indexFeed.name }, 'index feed started');
 
+    bridge.start();
     await app.listen({ port: config.port, host: config.host });
     if (fleet) {
       fleet.start(mm.intervalMs);
@@ -378,7 +389,8 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
         const httpClosed = Promise.all([app.close(), authApp?.close()]);
         await indexFeed?.stop();
         await fundingClock.stop();
-        // 2. Final flush + snapshot; every accepted command becomes durable and is published.
+        // 2. No new chain outcomes; final flush + snapshot; every accepted command becomes durable and is published.
+        await bridge.stop();
         await sequencer.stop();
         await bus.drain();
         await feed.drain();
@@ -415,6 +427,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       marketMakers: fleet,
       indexPush,
       auth,
+      chain: { bridge, simulated },
       close,
     };
   } catch (err) {

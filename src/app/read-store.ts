@@ -2,16 +2,40 @@
  * Adapts the read model's queries (src/store, filter objects per user) to the gateway's ReadStore
  * interface (src/api/deps.ts). API time bounds are inclusive; the store's `before` is exclusive, hence +1.
  */
-import type { FillQuery, OrderQuery, Page, ReadStore, TpSlQuery } from '../api/deps.js';
+import type { ChartQuery, FillQuery, FundingTransferQuery, OrderQuery, Page, PositionHistoryQuery, ReadStore, TpSlQuery } from '../api/deps.js';
+import { badRequest } from '../api/errors.js';
 import type { FillView, OrderView, TpSlView, TradeView } from '../engine/records.js';
-import type { StoreQueries } from '../store/index.js';
+import { StoreQueryError, type StoreQueries, type StoreStatistics } from '../store/index.js';
 
 const plusOne = (t: number | undefined): number | undefined => (t === undefined ? undefined : t + 1);
 
-export function readStoreAdapter(q: StoreQueries): ReadStore {
+/** A filter the store refuses (bad cursor, window too long…) is the client's mistake: 400. */
+async function guard<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof StoreQueryError) throw badRequest('INVALID_QUERY', e.message);
+    throw e;
+  }
+}
+
+export function readStoreAdapter(q: StoreQueries, stats?: StoreStatistics): ReadStore {
   return {
+    fundingTransfers: (f: FundingTransferQuery) => guard(() => q.fundingTransfer(f.userId, {
+      after: f.after, before: plusOne(f.before), offset: f.offset, limit: f.limit, next: f.next,
+    })),
+    positionHistory: (f: PositionHistoryQuery) => guard(() => q.positionHistory(f.userId, {
+      instrument: f.instruments, closeType: f.closeTypes, side: f.side,
+      openAfter: f.openAfter, openBefore: plusOne(f.openBefore), closeAfter: f.closeAfter, closeBefore: plusOne(f.closeBefore),
+      sort: f.sort, offset: f.offset, limit: f.limit, next: f.next,
+    })),
+    tpslForOrders: (userId: number, ids: readonly string[]) => q.tpslForOrders(userId, ids),
+    ...(stats && {
+      balanceChart: (c: ChartQuery) => guard(() => stats.balanceChart(c.userId, c)),
+      statistics: (c: ChartQuery) => guard(() => stats.statistics(c.userId, c)),
+    }),
     listOrders(o: OrderQuery): Promise<Page<OrderView>> {
-      return q.listOrders(o.userId, {
+      return guard(() => q.listOrders(o.userId, {
         id: o.ids,
         instrument: o.instruments,
         status: o.statuses,
@@ -26,7 +50,7 @@ export function readStoreAdapter(q: StoreQueries): ReadStore {
         offset: o.offset,
         limit: o.limit,
         next: o.next,
-      });
+      }));
     },
     async getOrder(userId: number, orderId: string): Promise<OrderView | undefined> {
       const page = await q.listOrders(userId, { id: orderId, limit: 1 });
@@ -34,7 +58,7 @@ export function readStoreAdapter(q: StoreQueries): ReadStore {
     },
     async listFills(f: FillQuery): Promise<Page<FillView>> {
       if (!f.roles || f.roles.length === 0) {
-        return q.listFills(f.userId, { instrument: f.instruments, after: f.after, before: f.before + 1, offset: f.offset, limit: f.limit });
+        return guard(() => q.listFills(f.userId, { instrument: f.instruments, after: f.after, before: f.before + 1, offset: f.offset, limit: f.limit, next: f.next }));
       }
       // The store does not filter by role: page over the matching window and filter here.
       const roles = new Set(f.roles);

@@ -179,6 +179,10 @@ export class WalletAuthService implements AuthService {
     return this.findOrCreateUser(getAddress(wallet).toLowerCase());
   }
 
+  findUserByAddress(address: string): UserRecord | undefined {
+    return this.store.findUserByWallet(address) ?? this.store.findUserBySmartAccount?.(address);
+  }
+
   /** Operator action (CLI): grants or withdraws admin. */
   setRole(exchangeId: number, role: Role): UserRecord {
     if (role !== 'user' && role !== 'admin') throw new AuthError(400, 'invalid_role', 'role must be user or admin');

@@ -144,6 +144,7 @@ export class SqliteAuthStore implements AuthStore {
   private st!: {
     userByWallet: Statement<[string], UserSqlRow>;
     userById: Statement<[string], UserSqlRow>;
+    userBySmartAccount: Statement<[string], UserSqlRow>;
     userByExchangeId: Statement<[number], UserSqlRow>;
     insertUser: Statement<[Record<string, unknown>]>;
     setRole: Statement<[Role, number, number]>;
@@ -174,6 +175,7 @@ export class SqliteAuthStore implements AuthStore {
     this.st = {
       userByWallet: db.prepare('SELECT * FROM auth_users WHERE wallet_lower = ?'),
       userById: db.prepare('SELECT * FROM auth_users WHERE id = ?'),
+      userBySmartAccount: db.prepare('SELECT * FROM auth_users WHERE lower(smart_account_address) = ?'),
       userByExchangeId: db.prepare('SELECT * FROM auth_users WHERE exchange_id = ?'),
       insertUser: db.prepare(
         `INSERT INTO auth_users (id, auth_id, wallet, wallet_lower, role, smart_account_address, created_at, updated_at)
@@ -206,6 +208,11 @@ export class SqliteAuthStore implements AuthStore {
 
   findUserByWallet(wallet: string): UserRecord | undefined {
     const r = this.st.userByWallet.get(wallet.toLowerCase());
+    return r && toUser(r);
+  }
+
+  findUserBySmartAccount(address: string): UserRecord | undefined {
+    const r = this.st.userBySmartAccount.get(address.toLowerCase());
     return r && toUser(r);
   }
 

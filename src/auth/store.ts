@@ -47,6 +47,7 @@ export interface AuthStore {
   transaction<T>(fn: () => T): T;
 
   findUserByWallet(wallet: string): UserRecord | undefined;
+  findUserBySmartAccount?(address: string): UserRecord | undefined;
   findUserById(id: string): UserRecord | undefined;
   findUserByExchangeId(exchangeId: number): UserRecord | undefined;
   /** Inserts the user; the store assigns exchangeId (1, 2, 3, ...). */

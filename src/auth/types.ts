@@ -79,6 +79,8 @@ export interface AuthService {
   verifyAccessToken(token: string): Promise<{ user: UserRecord; expiresAt: number } | null>;
   getUserByExchangeId(exchangeId: number): UserRecord | undefined;
   getUserById(id: string): UserRecord | undefined;
+  /** The user whose wallet or smart account is `address` (case-insensitive). */
+  findUserByAddress?(address: string): UserRecord | undefined;
 
   // deprecated API keys
   createApiKey(userId: string, body: { name?: string; expiresAt?: string | null }): { apiKey: ApiKeyRecord; key: string };

@@ -42,6 +42,8 @@ export interface ExchangeEngine {
   account(userId: number): AvailableBalanceView;
   /** Pending withdrawals only (finished transfers are history, in the read model). */
   transfer(transferId: string): TransferView | undefined;
+  /** Unsettled (pending or blocked) withdrawals, oldest first; of one user when `userId` is given. */
+  pendingTransfers?(userId?: number): TransferView[];
   /** Whether a transfer id has been applied (deposits and withdrawals, any status). */
   hasTransfer(transferId: string): boolean;
   /** Whether the user has used this order id (any status, while the id is inside the order-id window). */

@@ -60,9 +60,11 @@ export type Command =
   | { kind: 'matcher.state'; ts: number; state: string }
   | { kind: 'funds.deposit'; ts: number; userId: number; amount: string; transferId: string }
   /** Locks `amount` for a withdrawal (pending). */
-  | { kind: 'funds.withdraw'; ts: number; userId: number; amount: string; transferId: string }
+  | { kind: 'funds.withdraw'; ts: number; userId: number; amount: string; transferId: string; recipient?: string }
   /** Finishes a pending withdrawal: done (money leaves) or error (lock released). */
   | { kind: 'funds.withdraw.settle'; ts: number; transferId: string; success: boolean }
+  /** Operator hold on a pending withdrawal (status blocked; settle is refused) or its release (pending). */
+  | { kind: 'funds.withdraw.hold'; ts: number; transferId: string; hold: boolean }
   | { kind: 'order.place'; ts: number; userId: number; order: PlaceOrderInput }
   | { kind: 'order.placeBatch'; ts: number; userId: number; instrument: string; orders: PlaceOrderInput[] }
   | { kind: 'order.replace'; ts: number; userId: number; replace: ReplaceInput }

@@ -155,8 +155,9 @@ export class Engine implements ExchangeEngine {
       case 'instrument.trading': reply = this.setTrading(cmd.instrument, cmd.trading); break;
       case 'matcher.state': reply = this.setMatcher(cmd.state); break;
       case 'funds.deposit': reply = this.deposit(cmd.userId, cmd.amount, cmd.transferId); break;
-      case 'funds.withdraw': reply = this.withdraw(cmd.userId, cmd.amount, cmd.transferId); break;
+      case 'funds.withdraw': reply = this.withdraw(cmd.userId, cmd.amount, cmd.transferId, cmd.recipient); break;
       case 'funds.withdraw.settle': reply = this.settleWithdrawal(cmd.transferId, cmd.success); break;
+      case 'funds.withdraw.hold': reply = this.holdWithdrawal(cmd.transferId, cmd.hold); break;
       case 'order.place': reply = this.placeCommand(cmd.userId, cmd.order); break;
       case 'order.placeBatch': reply = this.placeBatch(cmd.userId, cmd.instrument, cmd.orders); break;
       case 'order.replace': reply = this.replaceCommand(cmd.userId, cmd.replace); break;
@@ -358,7 +359,7 @@ export class Engine implements ExchangeEngine {
     return { ok: true, transfer };
   }
 
-  private withdraw(userId: number, amountText: string, transferId: string): Reply {
+  private withdraw(userId: number, amountText: string, transferId: string, recipient: string | undefined): Reply {
     const amount = Engine.parseAmount(amountText);
     if (!Engine.validUser(userId)) return fail(400, 'INVALID_USER', 'Invalid user');
     if (amount === null) return fail(400, 'INVALID_AMOUNT', 'Amount must be positive');
@@ -370,6 +371,7 @@ export class Engine implements ExchangeEngine {
     acc.pendingWithdrawals += amount;
     this.s.transferIds.add(transferId);
     const transfer: TransferState = { id: transferId, userId, type: 'withdraw', coin: COIN, amount, fee: 0n, status: 'pending', createdAt: this.ts, updatedAt: this.ts };
+    if (typeof recipient === 'string') transfer.recipient = recipient;
     this.s.transfers.set(transferId, transfer);
     this.events.push({ type: 'transfer', transfer: { ...transfer } });
     return { ok: true, transfer: { ...transfer } };
@@ -378,6 +380,7 @@ export class Engine implements ExchangeEngine {
   private settleWithdrawal(transferId: string, success: boolean): Reply {
     const t = this.s.transfers.get(transferId);
     if (!t) return fail(404, 'TRANSFER_NOT_FOUND', 'No pending withdrawal with this id');
+    if (t.status === 'blocked') return fail(409, 'TRANSFER_BLOCKED', 'The withdrawal is held by an operator');
     const acc = this.accountOf(t.userId);
     acc.pendingWithdrawals -= t.amount;
     t.status = success ? 'done' : 'error';
@@ -389,6 +392,18 @@ export class Engine implements ExchangeEngine {
       this.fundingChange(acc, -t.amount, 'withdraw');
     }
     this.riskCandidates.add(acc);
+    this.events.push({ type: 'transfer', transfer: { ...t } });
+    return { ok: true, transfer: { ...t } };
+  }
+
+  /** The funds stay locked while held; only the status (and updatedAt) changes. */
+  private holdWithdrawal(transferId: string, hold: boolean): Reply {
+    const t = this.s.transfers.get(transferId);
+    if (!t) return fail(404, 'TRANSFER_NOT_FOUND', 'No pending withdrawal with this id');
+    const status = hold ? 'blocked' : 'pending';
+    if (t.status === status) return fail(409, 'TRANSFER_STATUS', `The withdrawal is already ${status}`);
+    t.status = status;
+    t.updatedAt = this.nextTime(t.updatedAt);
     this.events.push({ type: 'transfer', transfer: { ...t } });
     return { ok: true, transfer: { ...t } };
   }
@@ -1486,6 +1501,13 @@ export class Engine implements ExchangeEngine {
   transfer(transferId: string): TransferView | undefined {
     const t = this.s.transfers.get(transferId);
     return t ? { ...t } : undefined;
+  }
+
+  /** Unsettled (pending or blocked) withdrawals, oldest first; of one user when `userId` is given. */
+  pendingTransfers(userId?: number): TransferView[] {
+    const out: TransferView[] = [];
+    for (const t of this.s.transfers.values()) if (userId === undefined || t.userId === userId) out.push({ ...t });
+    return out.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
   }
 
   hasTransfer(transferId: string): boolean {

@@ -9,6 +9,7 @@
  * 4. Each account's reserved open-order volume equals Σ remaining × price of its live orders.
  * 5. The reserve fund (liquidation fees and funding residue in; losses beyond collateral out) is never negative,
  *    and premium-sample counters are consistent (no samples → no premium sum).
+ * 6. Each account's locked withdrawals equal Σ amounts of its unsettled (pending or blocked) withdrawals.
  */
 import type { EngineState } from './state.js';
 import type { OrderState } from './order.js';
@@ -91,6 +92,16 @@ export function findInvariantViolation(s: EngineState): string | null {
         return `user ${acc.userId} ${instrument}: reserved volume ${vol.buyRaw}/${vol.sellRaw} ≠ open orders ${e.buy}/${e.sell}`;
       }
     }
+  }
+  // 5. withdrawal locks
+  const locked = new Map<number, bigint>();
+  for (const t of s.transfers.values()) {
+    if (t.status !== 'pending' && t.status !== 'blocked') return `transfer ${t.id} is ${t.status} but still unsettled`;
+    locked.set(t.userId, (locked.get(t.userId) ?? 0n) + t.amount);
+  }
+  for (const acc of s.accounts.values()) {
+    const want = locked.get(acc.userId) ?? 0n;
+    if (acc.pendingWithdrawals !== want) return `user ${acc.userId}: locked withdrawals ${acc.pendingWithdrawals} ≠ unsettled transfers ${want}`;
   }
   return null;
 }

@@ -126,6 +126,8 @@ export interface TransferView {
   status: TransferStatus;
   createdAt: number;
   updatedAt: number;
+  /** Withdrawals: the address the chain adapter pays out to. */
+  recipient?: string;
 }
 
 export interface InstrumentStateView {

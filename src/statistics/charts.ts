@@ -3,8 +3,8 @@
  * times. Volume and fees can be narrowed to one instrument; the other series are exchange-wide.
  */
 import type { Money } from '../domain/fixed.js';
-import type { DayBucket } from '../store/statistics.js';
-import { DAY_MS } from '../store/statistics.js';
+import type { DayBucket } from '../store/exchange-statistics.js';
+import { DAY_MS } from '../store/exchange-statistics.js';
 
 export const CHART_NAMES = ['tradingVolume', 'userRegistred', 'activeDepositors', 'feesVolume', 'totalValueLocked'] as const;
 export type ChartName = (typeof CHART_NAMES)[number];

@@ -8,7 +8,7 @@
  * These are accounting figures: nothing is credited to any account (that would be an engine command).
  */
 import { mulDivHalfUp, SCALE_N, type Money } from '../domain/fixed.js';
-import type { DayBucket } from '../store/statistics.js';
+import type { DayBucket } from '../store/exchange-statistics.js';
 
 export interface AprResult {
   /** yearly rate, 1e-8 units (100000000 = 100 %) */

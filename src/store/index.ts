@@ -5,3 +5,4 @@ export { StoreQueries } from './queries.js';
 export { DEFAULT_LIMIT, MAX_LIMIT } from './paging.js';
 export { matchesGroupStatus } from './order-status-groups.js';
 export * from './types.js';
+export { StoreStatistics, CHART_GROUPS, MAX_BUCKETS, bucketStarts, periodStart, nextPeriod, type ChartGroup, type BalancePoint, type StatisticsPoint, type BucketWindow } from './user-charts.js';

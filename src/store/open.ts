@@ -12,6 +12,7 @@ import pg from 'pg';
 import { migrateToLatest } from './migrations.js';
 import { Projector } from './projector.js';
 import { StoreQueries } from './queries.js';
+import { StoreStatistics } from './user-charts.js';
 import type { StoreDatabase } from './schema.js';
 import type { StoreConfig, StoreDialectKind } from './types.js';
 
@@ -19,6 +20,8 @@ export interface ReadStore {
   readonly kind: StoreDialectKind;
   readonly projector: Projector;
   readonly queries: StoreQueries;
+  /** Bucketed charts and statistics. */
+  readonly statistics: StoreStatistics;
   /** The underlying Kysely instance (maintenance, tests). */
   readonly db: Kysely<StoreDatabase>;
   close(): Promise<void>;
@@ -32,6 +35,12 @@ function sqliteDialect(file: string): SqliteDialect {
   // Upserts touch several indexes per row; a bigger page cache keeps their hot pages in memory.
   sqlite.pragma('cache_size = -65536');
   sqlite.defaultSafeIntegers(true);
+  // Exact Σ a×b for user-charts.ts (SQLite integers overflow to floating point; money must not).
+  sqlite.aggregate('exact_product_sum', {
+    start: 0n,
+    step: ((acc: bigint, a: bigint | null, b: bigint | null) => (a === null || b === null ? acc : acc + BigInt(a) * BigInt(b))) as (acc: bigint, ...v: unknown[]) => bigint,
+    result: (acc: bigint) => acc.toString(),
+  });
   return new SqliteDialect({ database: sqlite });
 }
 
@@ -53,6 +62,7 @@ export async function openReadStore(config: StoreConfig): Promise<ReadStore> {
     db,
     projector: new Projector(db, config.kind),
     queries: new StoreQueries(db),
+    statistics: new StoreStatistics(db, config.kind),
     close: () => db.destroy(),
   };
 }

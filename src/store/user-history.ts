@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Money } from '../domain/fixed.js';
 import { toMoney, toNum } from './codec.js';
 import type { StoreDatabase } from './schema.js';
-import { DAY_MS } from './statistics.js';
+import { DAY_MS } from './exchange-statistics.js';
 
 export interface UserTradingSummary {
   /** closed position lifetimes */

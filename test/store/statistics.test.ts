@@ -1,11 +1,11 @@
-// Exchange statistics fold (src/store/statistics.ts) against a straightforward recount of the projected
+// Exchange statistics fold (src/store/exchange-statistics.ts) against a straightforward recount of the projected
 // events: generated history spread over three UTC days, projected in parts with an incremental refresh
 // between them, read in chunks far smaller than one journal batch can be.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EngineEvent } from '../../src/engine/records.js';
 import { notional } from '../../src/domain/fixed.js';
-import { DAY_MS, ExchangeStatistics } from '../../src/store/statistics.js';
+import { DAY_MS, ExchangeStatistics } from '../../src/store/exchange-statistics.js';
 import type { EventBatch } from '../../src/store/projector.js';
 import { openPostgresTestStore, openSqliteTestStore, postgresAvailable, type TestStore } from './dialects.js';
 import { generateHistory } from './history-fixture.js';

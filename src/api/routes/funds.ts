@@ -2,14 +2,16 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { parseMoney } from '../../domain/fixed.js';
-import { EmptyResponse, ErrorBody, StringEnum } from '../../records/common.js';
+import { TRANSFER_STATUSES, TRANSFER_TYPES } from '../../domain/enums.js';
+import { EmptyResponse, ErrorBody, Nullable, StringEnum } from '../../records/common.js';
 import { BalanceItemRecord, TransferRecord, UserFundingRecord, toBalanceItems, toTransfer, toUserFunding } from '../../records/funds.js';
 import * as A from '../amounts.js';
 import { SECURITY, userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
-import { ApiError } from '../errors.js';
+import { ApiError, badRequest, notFound } from '../errors.js';
 import { execute } from '../execute.js';
-import { Body, Decimal, Signature } from '../schemas.js';
+import { Body, Decimal, Limit, Offset, OneOrMany, Signature, TimeParam, many } from '../schemas.js';
+import { parseTime } from './order-queries.js';
 import { requireSignature, withdrawMessage } from '../signatures.js';
 
 const errors = { '4xx': ErrorBody };
@@ -20,6 +22,18 @@ const WithdrawBody = Body({
   signature: Signature,
   twofa: Type.Optional(Body({ code: Type.String({ maxLength: 16 }) })),
 }, 'Withdrawal (amount rounded down to 8 decimals)');
+
+const Address = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'wallet or smart-account address' });
+const TransferListQuery = Type.Object({
+  status: Type.Optional(OneOrMany(StringEnum(TRANSFER_STATUSES))),
+  type: Type.Optional(OneOrMany(StringEnum(TRANSFER_TYPES))),
+  after: Type.Optional(Nullable(TimeParam)),
+  before: Type.Optional(Nullable(TimeParam)),
+  limit: Type.Optional(Limit),
+  offset: Type.Optional(Offset),
+});
+const TransferListRecord = Type.Object({ list: Type.Array(TransferRecord), count: Type.Integer() }, { description: 'TransferListObject' });
+const TransferDetailRecord = Type.Object({ smartAccountAddress: Type.String(), email: Nullable(Type.String()) }, { description: 'Transfer detail' });
 
 /** GET /auth/user/balance and the deprecated GET /api/user/balance share this handler. */
 export function balanceHandler(ctx: RouteContext) {
@@ -84,9 +98,45 @@ export function fundsRoutes(ctx: RouteContext) {
       const b = req.body as Static<typeof WithdrawBody>;
       const amount = A.money('amount', b.amount, 'down');
       await requireSignature(ctx.verifier, user, { type: 'Withdraw', chainId: ctx.chainId, message: withdrawMessage(b.recipient, b.amount), signature: b.signature });
-      const reply = await execute(ctx.submit, { kind: 'funds.withdraw', userId: user.exchangeId, amount: amount.toString(), transferId: ctx.newId() });
+      const reply = await execute(ctx.submit, {
+        kind: 'funds.withdraw', userId: user.exchangeId, amount: amount.toString(), transferId: ctx.newId(), recipient: b.recipient,
+      });
       if (!reply.transfer) throw new Error('engine accepted funds.withdraw without a transfer view');
       return toTransfer(reply.transfer);
+    });
+
+    app.get('/api/transfer', {
+      config: { auth: true },
+      schema: {
+        tags, security: SECURITY, querystring: TransferListQuery, response: { 200: TransferListRecord, ...errors },
+        summary: 'Your transfers not yet final on chain (pending or blocked), newest first; settled ones are in /api/user/funding-transfer',
+      },
+    }, async (req) => {
+      const q = req.query as Static<typeof TransferListQuery>;
+      const statuses = many(q.status);
+      const types = many(q.type);
+      const after = parseTime('after', q.after ?? undefined);
+      const before = parseTime('before', q.before ?? undefined);
+      const list = (ctx.engine.pendingTransfers?.(userOf(req).exchangeId) ?? [])
+        .filter((t) => (!statuses || statuses.includes(t.status)) && (!types || types.includes(t.type)) &&
+          (after === undefined || t.createdAt >= after) && (before === undefined || t.createdAt <= before))
+        .reverse();
+      const offset = q.offset ?? 0;
+      return { list: list.slice(offset, offset + (q.limit ?? ctx.cfg.pageDefault)).map(toTransfer), count: list.length };
+    });
+
+    app.get('/api/transfer/detail', {
+      config: { auth: true },
+      schema: {
+        tags, security: SECURITY, summary: 'Account behind a wallet or smart-account address (transfer target)',
+        querystring: Type.Object({ target: Address }), response: { 200: TransferDetailRecord, ...errors },
+      },
+    }, async (req) => {
+      const { target } = req.query as { target: string };
+      if (!ctx.auth.findUserByAddress) throw badRequest('UNSUPPORTED', 'Address lookup is not available on this server');
+      const user = ctx.auth.findUserByAddress(target);
+      if (!user) throw notFound('ACCOUNT_NOT_FOUND', `No account for address ${target}`);
+      return { smartAccountAddress: user.smartAccountAddress, email: user.email };
     });
   };
 }

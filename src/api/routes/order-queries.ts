@@ -48,6 +48,7 @@ const FillListQuery = Type.Object({
   before: TimeParam,
   offset: Type.Optional(Offset),
   limit: Type.Optional(Limit),
+  next: Type.Optional(Type.String({ maxLength: 256 })),
 });
 
 const OrderFillQuery = Type.Object({ version: Type.Optional(Type.String({ maxLength: 8 })) });
@@ -144,9 +145,16 @@ export function orderQueryRoutes(ctx: RouteContext) {
         next: qs.next,
       };
       const page = ctx.readStore ? await ctx.readStore.listOrders(q) : openOrdersPage(ctx.engine.openOrders(userId), q);
-      const withTpSl = qs.withTpSL === 'yes' ? tpslByOrder(userId) : undefined;
+      // The read model knows the TpSl of past orders too; without it only the engine's live ones are known.
+      let withTpSl: Map<string, TpSlView[]> | undefined;
+      if (qs.withTpSL === 'yes') {
+        withTpSl = ctx.readStore?.tpslForOrders
+          ? await ctx.readStore.tpslForOrders(userId, page.list.map((o) => o.id))
+          : tpslByOrder(userId);
+      }
+      const tpslOf = (o: OrderView) => withTpSl?.get(o.id) ?? withTpSl?.get(o.id.toLowerCase()) ?? [];
       const out: { list: ReturnType<typeof toOrderWithTpSl>[]; count: number; next?: string } = {
-        list: page.list.map((o) => toOrderWithTpSl(o, withTpSl?.get(o.id.toLowerCase()) ?? [])),
+        list: page.list.map((o) => toOrderWithTpSl(o, tpslOf(o))),
         count: page.count,
       };
       if (page.next !== undefined) out.next = page.next;
@@ -164,7 +172,7 @@ export function orderQueryRoutes(ctx: RouteContext) {
       if (after === undefined || before === undefined) throw badRequest('INVALID_TIME', 'after and before are required');
       if (!ctx.readStore) return { list: [], count: 0 };
       const page = await ctx.readStore.listFills({
-        userId, instruments: many(qs.instrument), roles: many(qs.fillRole), after, before, offset: qs.offset ?? 0, limit: qs.limit ?? 50,
+        userId, instruments: many(qs.instrument), roles: many(qs.fillRole), after, before, offset: qs.offset ?? 0, limit: qs.limit ?? 50, next: qs.next,
       });
       const out: { list: ReturnType<typeof toFill>[]; count: number; next?: string } = { list: page.list.map(toFill), count: page.count };
       if (page.next !== undefined) out.next = page.next;

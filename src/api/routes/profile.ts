@@ -11,7 +11,7 @@ import {
 } from '../../records/accounts.js';
 import { EmptyResponse, ErrorBody, Nullable, iso, num } from '../../records/common.js';
 import { UserWireRecord, toUser } from '../../records/user.js';
-import { DAY_MS } from '../../store/statistics.js';
+import { DAY_MS } from '../../store/exchange-statistics.js';
 import { SECURITY, userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';

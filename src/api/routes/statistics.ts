@@ -1,6 +1,6 @@
 /**
  * Public statistics (totals, online users, daily charts) and yield (APR from what fees and the reserve
- * fund earned; a user's share of it). Figures come from the read models (src/store/statistics.ts) and the
+ * fund earned; a user's share of it). Figures come from the read models (src/store/exchange-statistics.ts) and the
  * engine's ledger; see src/statistics/yield.ts for the formulas.
  */
 import { Type, type Static } from '@sinclair/typebox';
@@ -13,7 +13,7 @@ import {
 } from '../../records/statistics.js';
 import { CHART_NAMES, chartPoints, type ChartName } from '../../statistics/charts.js';
 import { accruedShare, aprOf } from '../../statistics/yield.js';
-import { DAY_MS } from '../../store/statistics.js';
+import { DAY_MS } from '../../store/exchange-statistics.js';
 import { SECURITY, userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
 import { badRequest } from '../errors.js';
