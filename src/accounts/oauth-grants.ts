@@ -9,26 +9,17 @@ const GRANT_BEARER = new RegExp(`^Bearer[ ]+(${GRANT_PREFIX}\\S+)\\s*$`, 'i');
 
 /** The auth service, plus grant tokens. */
 export function withOauthGrants(base: AuthService, oauth: OauthService, now: () => number): AuthService {
-  return {
-    issueNonce: () => base.issueNonce(),
-    signIn: (body) => base.signIn(body),
-    refresh: (token) => base.refresh(token),
-    verifyAccessToken: (token) => base.verifyAccessToken(token),
-    getUserByExchangeId: (id) => base.getUserByExchangeId(id),
-    getUserById: (id) => base.getUserById(id),
-    createApiKey: (userId, body) => base.createApiKey(userId, body),
-    listApiKeys: (userId, opts) => base.listApiKeys(userId, opts),
-    updateApiKey: (userId, id, body) => base.updateApiKey(userId, id, body),
-    deleteApiKey: (userId, id) => base.deleteApiKey(userId, id),
-    regenerateApiKey: (userId, id) => base.regenerateApiKey(userId, id),
-    async authenticate(headers): Promise<AuthContext | null> {
-      const m = typeof headers.authorization === 'string' ? GRANT_BEARER.exec(headers.authorization) : null;
-      if (!m) return base.authenticate(headers);
-      const grant = oauth.grant(m[1]!, now());
-      const user = grant?.userId ? base.getUserById(grant.userId) : undefined;
-      return grant && user ? { user, via: 'oauth-grant', scopes: grant.scopes } : null;
-    },
+  // Everything but authenticate is the base service's own: inherit it (prototype) rather than forwarding
+  // method by method, so a method added to AuthService later is never silently missing here.
+  const wrapped = Object.create(base) as AuthService;
+  wrapped.authenticate = async (headers): Promise<AuthContext | null> => {
+    const m = typeof headers.authorization === 'string' ? GRANT_BEARER.exec(headers.authorization) : null;
+    if (!m) return base.authenticate(headers);
+    const grant = oauth.grant(m[1]!, now());
+    const user = grant?.userId ? base.getUserById(grant.userId) : undefined;
+    return grant && user ? { user, via: 'oauth-grant', scopes: grant.scopes } : null;
   };
+  return wrapped;
 }
 
 const TRADE_ROUTES = /^\/api\/(v2\/order|order|v2\/position|position|tpsl)(\/|$)/;
