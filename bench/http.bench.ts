@@ -29,7 +29,8 @@ import { Wallet, verifyTypedData } from 'ethers';
 import { SiweMessage } from 'siwe';
 import { runClientProcess, type FromClient, type Target, type ToClient } from './http/client.js';
 import { percentile, type LoadResult } from './http/load.js';
-import { orderMessage, orderSpec, prng, signOrder, checkWithEthers } from './http/orders.js';
+import { orderMessage, orderSpec, signOrder, checkWithEthers } from './http/orders.js';
+import { mulberry32 } from '../src/simulation/seeded-random.js';
 import { firstMessage, startTsWorker } from './http/worker-boot.js';
 import { CpuProfiler, summarize, type Profile } from './http/cpu-profile.js';
 import type { CeilingWorkerData, CeilingWorkerResult } from './http/ceiling-worker.js';
@@ -123,7 +124,7 @@ interface CeilingResult {
 async function ceiling(threads: number, warmupMs: number, durationMs: number): Promise<CeilingResult> {
   const wallet = Wallet.createRandom();
   const key = Buffer.from(wallet.privateKey.slice(2), 'hex');
-  const rnd = prng(7);
+  const rnd = mulberry32(7);
   const samples = Array.from({ length: 256 }, (_, i) => {
     const spec = orderSpec(i, PRICE_LEVELS, rnd);
     return { message: orderMessage(spec, CHAIN_ID), signature: signOrder(spec, CHAIN_ID, key), spec };
@@ -167,7 +168,7 @@ async function ceiling(threads: number, warmupMs: number, durationMs: number): P
 function ethersRate(durationMs: number): number {
   const wallet = Wallet.createRandom();
   const key = Buffer.from(wallet.privateKey.slice(2), 'hex');
-  const rnd = prng(9);
+  const rnd = mulberry32(9);
   const samples = Array.from({ length: 32 }, (_, i) => {
     const spec = orderSpec(i, PRICE_LEVELS, rnd);
     return { message: orderMessage(spec, CHAIN_ID), signature: signOrder(spec, CHAIN_ID, key) };

@@ -10,7 +10,8 @@ import { orderIdPrefix } from '../../src/domain/order-id.js';
 import type { Command } from '../../src/engine/commands.js';
 import { applySetup, bareInstance, LEVERAGE, ResultTally, type EngineFactory } from './runs.js';
 import { gcNow } from './stats.js';
-import { BASE_TS, INSTRUMENTS, mulberry32, restingOrderAt } from './workload.js';
+import { BASE_TS, INSTRUMENTS, restingOrderAt } from './workload.js';
+import { mulberry32 } from '../../src/simulation/seeded-random.js';
 
 export interface HeapResult {
   bytesPerOrder: number;

@@ -14,6 +14,7 @@ import { parseUnits, type Units } from '../../src/domain/fixed.js';
 import { DEMO_INSTRUMENTS, DEMO_START_PRICES } from '../../src/domain/instrument.js';
 import { orderIdPrefix } from '../../src/domain/order-id.js';
 import { matchBare, OrderBook, type BookOrder, type PriceLevel } from '../../src/engine/order-book.js';
+import { mulberry32 } from '../../src/simulation/seeded-random.js';
 
 /**
  * A v2 order id as a flat string. (A template literal would make a ConsString, which V8 flattens into a
@@ -24,17 +25,6 @@ export function orderId(prefix: string, n: number): string {
   return [prefix, n.toString(16).padStart(26, '0')].join(':');
 }
 
-/** Small, fast, seedable PRNG (mulberry32): uniform in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export const OP_LIMIT = 0;
 export const OP_CANCEL = 1;

@@ -6,7 +6,8 @@
 import { availableParallelism } from 'node:os';
 import { Wallet } from 'ethers';
 import { runLoad, getRequest, postJsonRequest, type LoadResult } from './load.js';
-import { checkWithEthers, orderSpec, prng, signOrder } from './orders.js';
+import { checkWithEthers, orderSpec, signOrder } from './orders.js';
+import { mulberry32 } from '../../src/simulation/seeded-random.js';
 import { firstMessage, startTsWorker } from './worker-boot.js';
 import type { SignWorkerData } from './sign-worker.js';
 
@@ -62,7 +63,7 @@ async function prepare(m: Extract<ToClient, { type: 'prepare' }>): Promise<void>
   if (m.wallets) {
     wallets = m.wallets;
     // Check the signing scheme once against ethers before signing hundreds of thousands of orders.
-    const spec = orderSpec(0, m.levels, prng(1));
+    const spec = orderSpec(0, m.levels, mulberry32(1));
     const key = wallets[0].privateKey;
     checkWithEthers(spec, m.chainId, signOrder(spec, m.chainId, Buffer.from(key.slice(2), 'hex')), new Wallet(key).address);
   }

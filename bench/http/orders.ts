@@ -9,6 +9,7 @@ import { orderIdPrefix } from '../../src/domain/order-id.js';
 import { eip712Domain, typedDataDigest, types } from '../../src/signing/eip712.js';
 import { secp256k1 } from '../../src/signing/secp256k1-backend.js';
 import type { SignedMessage } from '../../src/signing/types.js';
+import { mulberry32 } from '../../src/simulation/seeded-random.js';
 
 export const INSTRUMENT = 'BTCUSDT';
 /** Demo start price of BTCUSDT in tenths (price increment 0.1): 100000.0 */
@@ -84,14 +85,3 @@ export function checkWithEthers(o: OrderSpec, chainId: string, signature: string
   }
 }
 
-/** Deterministic PRNG (mulberry32) so a run's price layout is reproducible. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -3,7 +3,8 @@
  * bodies. Orders are spread round-robin over the wallets (order i belongs to wallet i % wallets).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { orderBody, orderSpec, prng, signOrder } from './orders.js';
+import { orderBody, orderSpec, signOrder } from './orders.js';
+import { mulberry32 } from '../../src/simulation/seeded-random.js';
 
 export interface SignWorkerData {
   chainId: string;
@@ -16,7 +17,7 @@ export interface SignWorkerData {
 
 const d = workerData as SignWorkerData;
 const keys = d.privateKeys.map((k) => Buffer.from(k.replace(/^0x/, ''), 'hex'));
-const rnd = prng(d.seed);
+const rnd = mulberry32(d.seed);
 const bodies: string[] = new Array(d.to - d.from);
 const now = Date.now();
 for (let i = d.from; i < d.to; i++) {

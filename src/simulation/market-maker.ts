@@ -17,6 +17,7 @@ import { orderIdPrefix } from '../domain/order-id.js';
 import type { ExchangeEngine } from '../engine/api.js';
 import type { PlaceOrderInput } from '../engine/commands.js';
 import { MAX_BATCH_CREATE } from '../engine/engine.js';
+import { mulberry32 } from './seeded-random.js';
 
 export interface MarketMakerSettings {
   /** Full quoted spread around the reference price, basis points. */
@@ -57,17 +58,6 @@ export interface MarketMakerDeps {
 
 const SCALE = 100_000_000;
 
-/** Small seeded PRNG (mulberry32) for reproducible simulations. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Rules {
   tick: Units;

@@ -15,7 +15,8 @@ import type { EngineEvent, OrderView, PositionView } from '../../src/engine/reco
 import type { EventBatch } from '../../src/store/index.js';
 import { nextPeriod, periodStart, type ChartGroup } from '../../src/store/index.js';
 import { DIALECTS, type TestStore } from '../store/dialects.js';
-import { generateHistory, INSTRUMENTS, rng, T0, type History } from '../store/history-fixture.js';
+import { generateHistory, INSTRUMENTS, T0, type History } from '../store/history-fixture.js';
+import { mulberry32 } from '../../src/simulation/seeded-random.js';
 import { refFills, refFunding, refOrders } from '../store/reference-queries.js';
 import { AUTH, USER, makeDeps } from './fakes.js';
 
@@ -24,7 +25,7 @@ const OTHER = ME + 1;
 
 /** Position lifetimes (open → close) for ME, sequential, with every close type; returns batches + oracle. */
 function positionHistory(startSeq: number, startT: number, n: number) {
-  const r = rng(99);
+  const r = mulberry32(99);
   const batches: EventBatch[] = [];
   const ref: Array<{ instrument: string; side: Side; openAt: number; closeAt: number; closeType: string }> = [];
   let seq = startSeq;
@@ -125,7 +126,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('GET /api/order: random filters and sorts, walked by next and by offset, match the oracle', { skip: !available }, async () => {
-      const r = rng(3);
+      const r = mulberry32(3);
       const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
       const tMax = history.batches.at(-1)!.ts;
       for (let i = 0; i < 25; i++) {
@@ -182,7 +183,7 @@ for (const dialect of DIALECTS) {
 
     it('GET /api/position/history: filters, closeType, side, time windows and every sort', { skip: !available }, async () => {
       const ref = positions.ref;
-      const r = rng(5);
+      const r = mulberry32(5);
       const mid = ref[Math.floor(ref.length / 2)]!.openAt;
       const cases: Array<Record<string, unknown>> = [
         {}, { instrument: 'ETHUSDT' }, { closeType: 'liquidation' }, { closeType: ['adl', 'tpsl'] }, { side: 'SELL', instrument: ['BTCUSDT', 'SOLUSDT'] },

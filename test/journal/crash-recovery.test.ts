@@ -19,6 +19,7 @@ import { DEMO_INSTRUMENTS } from '../../src/domain/instrument.js';
 import { orderIdPrefix } from '../../src/domain/order-id.js';
 import { loadEngineFactory, realEngineExists, type EngineKind } from './engines.js';
 import { tempDir } from './helpers.js';
+import { mulberry32 } from '../../src/simulation/seeded-random.js';
 
 const CHILD = fileURLToPath(new URL('../fixtures/journal-child.ts', import.meta.url));
 
@@ -54,17 +55,6 @@ class Child {
   }
 }
 
-/** Tiny seeded PRNG so a failing run can be reproduced from its printed seed. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Acked {
   seq: number;
@@ -133,7 +123,7 @@ async function crashRounds(
   kind: EngineKind, workload: Workload, rounds: number, perRound: number, note: (msg: string) => void,
 ): Promise<void> {
   const seed = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
-  const random = rng(seed);
+  const random = mulberry32(seed);
   const { dir, cleanup } = tempDir('perpx-crash-');
   const acked: Acked[] = [];
   let current: Child | undefined;

@@ -13,7 +13,8 @@ import { MemoryJournal } from '../../src/journal/memory-journal.js';
 import { InProcessEventBroker } from '../../src/sequencer/event-bus.js';
 import { Sequencer } from '../../src/sequencer/sequencer.js';
 import { verifyJournal } from '../../src/sequencer/recovery.js';
-import { DEFAULT_MARKET_MAKER_SETTINGS, MarketMakerFleet, seededRandom } from '../../src/simulation/market-maker.js';
+import { DEFAULT_MARKET_MAKER_SETTINGS, MarketMakerFleet } from '../../src/simulation/market-maker.js';
+import { mulberry32 } from '../../src/simulation/seeded-random.js';
 
 const silent = pino({ level: 'silent' });
 const ROUNDS = 600;
@@ -56,9 +57,9 @@ describe('demo market makers: long simulated run', () => {
       assert.ok((await submit({ kind: 'funds.deposit', userId: id, amount: funds.toString(), transferId: `fund-${id}` })).reply.ok);
     }
 
-    const random = seededRandom(42);
+    const random = mulberry32(42);
     const fleet = new MarketMakerFleet(
-      { engine, submit, clock: () => now, random: seededRandom(7), logger: silent },
+      { engine, submit, clock: () => now, random: mulberry32(7), logger: silent },
       { ...DEFAULT_MARKET_MAKER_SETTINGS, aggressiveness: 0.5 },
       BOTS,
     );

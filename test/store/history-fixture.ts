@@ -8,17 +8,8 @@ import type {
 } from '../../src/engine/records.js';
 import type { OrderGroup, OrderStatus, OrderType, Side, TimeInForce } from '../../src/domain/enums.js';
 import type { EventBatch } from '../../src/store/projector.js';
+import { mulberry32 } from '../../src/simulation/seeded-random.js';
 
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export const USERS = [1, 2, 3];
 export const INSTRUMENTS = ['BTCUSDT', 'ETHUSDT', 'SOLUSDT'];
@@ -40,7 +31,7 @@ export interface History {
 }
 
 export function generateHistory(opts: { seed: number; orders: number; startSeq?: number; users?: number[] }): History {
-  const r = rng(opts.seed);
+  const r = mulberry32(opts.seed);
   const users = opts.users ?? USERS;
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
   const hex = (n: number) => Array.from({ length: n }, () => '0123456789abcdefABCDEF'[Math.floor(r() * 22)]).join('');

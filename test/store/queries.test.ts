@@ -10,7 +10,8 @@ import { ORDER_GROUPS, ORDER_STATUSES, ORDER_TYPES } from '../../src/domain/enum
 import type { OrderFilter, OrderGroupStatus, OrderSort, Page, ReadStore } from '../../src/store/index.js';
 import { StoreQueryError } from '../../src/store/index.js';
 import { DIALECTS, type TestStore } from './dialects.js';
-import { generateHistory, INSTRUMENTS, rng, T0, USERS, type History } from './history-fixture.js';
+import { generateHistory, INSTRUMENTS, T0, USERS, type History } from './history-fixture.js';
+import { mulberry32 } from '../../src/simulation/seeded-random.js';
 import { refFills, refFunding, refOrders, refTpsl, refTransfers } from './reference-queries.js';
 
 // Each dialect's suite gets its own copy (tests add rows to the store and to its oracle).
@@ -75,7 +76,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('listOrders matches the oracle for random filters, sorts, limits and offsets', { skip: !available }, async () => {
-      const r = rng(7);
+      const r = mulberry32(7);
       for (const userId of USERS) {
         const ids = [...history.ref.orders.values()].filter((o) => o.userId === userId).map((o) => o.id);
         for (let i = 0; i < 80; i++) {
@@ -95,7 +96,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('next-cursor paging visits every row exactly once, in order', { skip: !available }, async () => {
-      const r = rng(11);
+      const r = mulberry32(11);
       for (const userId of USERS) {
         const ids = [...history.ref.orders.values()].filter((o) => o.userId === userId).map((o) => o.id);
         for (let i = 0; i < 6; i++) {
@@ -156,7 +157,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('fills, order fills, recent trades match the oracle', { skip: !available }, async () => {
-      const r = rng(3);
+      const r = mulberry32(3);
       for (const userId of USERS) {
         for (let i = 0; i < 15; i++) {
           const f = {

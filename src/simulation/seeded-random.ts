@@ -1,0 +1,14 @@
+/**
+ * Seeded PRNG (mulberry32): uniform in [0, 1), reproducible from a 32-bit seed. One copy for the market
+ * makers, the benchmarks and the test fixtures, so a seed means the same sequence everywhere.
+ */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
