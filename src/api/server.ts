@@ -22,7 +22,7 @@ import { historyRoutes } from './routes/history.js';
 import { marketRoutes } from './routes/market.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { mobileAppRoutes } from './routes/mobile-app.js';
-import { oauthRoutes } from './routes/oauth.js';
+import { oauthAdminRoutes, oauthRoutes } from './routes/oauth.js';
 import { orderManageRoutes } from './routes/order-manage.js';
 import { orderQueryRoutes } from './routes/order-queries.js';
 import { ordersRoutes } from './routes/orders.js';
@@ -95,6 +95,7 @@ function adminRoutes(ctx: RouteContext, operatorToken: string) {
     await app.register(adminSystemRoutes(ctx));
     await app.register(adminMarketRoutes(ctx));
     await app.register(adminUserRoutes(ctx));
+    if (ctx.accounts) await app.register(oauthAdminRoutes(ctx, ctx.accounts.oauth));
   };
 }
 

@@ -5,6 +5,7 @@
 import { AdminApiError } from './admin-client.js';
 import { UsageError, commandHelp, mainHelp, parseCommand, type CommandSpec } from './command.js';
 import { addInstrumentCommand, indexPriceCommand, instrumentsCommand, matcherCommand, tradingCommand } from './commands/market.js';
+import { oauthRegisterCommand } from './commands/oauth.js';
 import { snapshotCommand, statusCommand } from './commands/system.js';
 import { depositCommand, exportHistoryCommand, grantRoleCommand } from './commands/users.js';
 import { VerificationFailed, verifyJournalCommand } from './commands/verify-journal.js';
@@ -20,6 +21,7 @@ export const COMMANDS: CommandSpec[] = [
   indexPriceCommand,
   depositCommand,
   grantRoleCommand,
+  oauthRegisterCommand,
   exportHistoryCommand,
   snapshotCommand,
   verifyJournalCommand,

@@ -43,21 +43,21 @@ describe('oauth', () => {
 
   test('only operators register integrations; bad registrations change nothing', async () => {
     const body = { name: 'Portfolio tracker', redirectUri: 'https://tracker.example.com/callback', scopes: ['read'], description: 'reads your positions' };
-    assertError(await A.post('/api/oauth/integration', body), 403, 'FORBIDDEN');
-    assertError(await http(X.url, 'POST', '/api/oauth/integration', body), 401);
+    assertError(await A.post('/api/admin/oauth/integrations', body), 403, 'FORBIDDEN');
+    assertError(await http(X.url, 'POST', '/api/admin/oauth/integrations', body), 401);
     for (const bad of [
       { ...body, redirectUri: 'http://tracker.example.com/cb' }, { ...body, redirectUri: 'not a url' }, { ...body, scopes: ['admin'] },
       { ...body, scopes: [] }, { ...body, name: '' }, { ...body, extra: 1 },
     ]) {
-      assertError(await admin.post('/api/oauth/integration', bad), 400);
+      assertError(await admin.post('/api/admin/oauth/integrations', bad), 400);
     }
-    assert.deepEqual(ok(await admin.get('/api/oauth/integration')).list, []);
-    const r = ok(await admin.post('/api/oauth/integration', body));
+    assert.deepEqual(ok(await admin.get('/api/admin/oauth/integrations')).list, []);
+    const r = ok(await admin.post('/api/admin/oauth/integrations', body));
     integrationId = r.integration.id;
     clientSecret = r.clientSecret;
     assert.deepEqual(r.integration.scopes, ['read']);
-    assert.equal(ok(await admin.get('/api/oauth/integration')).list.length, 1);
-    assertError(await A.get('/api/oauth/integration'), 403);
+    assert.equal(ok(await admin.get('/api/admin/oauth/integrations')).list.length, 1);
+    assertError(await A.get('/api/admin/oauth/integrations'), 403);
   });
 
   test('the operator CLI function registers into the running exchange', async () => {

@@ -226,7 +226,7 @@ describe('users and profile', () => {
       ['get', '/api/trade/signal'], ['post', '/api/trade/signal'], ['get', '/api/trade/signal/{id}'],
       ['put', '/api/mobile-app/blocked-version/{id}'], ['get', '/api/mobile-app/blocked-version'],
       ['get', '/api/oauth'], ['post', '/api/oauth/approve'], ['post', '/api/oauth/deny'], ['post', '/api/oauth/token'],
-      ['get', '/api/oauth/request/list'], ['delete', '/api/oauth/request/{id}'], ['post', '/api/oauth/integration'],
+      ['get', '/api/oauth/request/list'], ['delete', '/api/oauth/request/{id}'], ['post', '/api/admin/oauth/integrations'],
     ];
     for (const [method, path] of routes) {
       const op = doc.paths?.[path]?.[method];

@@ -143,6 +143,22 @@ describe('operator CLI against a running exchange', () => {
     assert.equal(ex.engine.instrumentState('BTCUSDT')?.indexPrice, parseUnits('101000'));
   });
 
+  test('oauth-register registers an integration the consent screen then shows; bad input registers nothing', async () => {
+    const r = await runJson<{ integration: { id: string; scopes: string[] }; clientSecret: string }>(
+      'oauth-register', '--name', 'Tracker', '--redirect-uri', 'https://tracker.example.com/cb', '--scope', 'read',
+    );
+    assert.deepEqual(r.integration.scopes, ['read']);
+    assert.ok(r.clientSecret.length >= 32);
+    const consent = await fetch(`${ex.url}/api/oauth?integrationId=${r.integration.id}&scopes=read&state=s1`);
+    assert.equal(consent.status, 200);
+    assert.equal(((await consent.json()) as { client: { name: string } }).client.name, 'Tracker');
+    const bad = await run('oauth-register', '--name', 'X', '--redirect-uri', 'http://evil.example.com/cb', '--scope', 'read');
+    assert.equal(bad.code, 1);
+    assert.equal((await run('oauth-register', '--name', 'X')).code, 2);
+    const list = await fetch(`${ex.url}/api/admin/oauth/integrations`, { headers: { 'x-operator-token': ex.operatorToken } });
+    assert.equal(((await list.json()) as { list: unknown[] }).list.length, 1);
+  });
+
   test('export-history writes a user\'s fills and orders as CSV', async () => {
     const a = await new Bot(ex.url).signIn();
     const b = await new Bot(ex.url).signIn();

@@ -10,7 +10,7 @@ import {
   OauthApproveRecord, OauthDenyRecord, OauthGetClientRecord, OauthIntegrationCreatedRecord, OauthIntegrationRecord, OauthRequestListRecord,
   OauthTokenRecord, toOauthClient, toOauthIntegration, toOauthRequest,
 } from '../../records/oauth.js';
-import { requireAdmin, type OperatorGuard } from '../admin-guard.js';
+import { OPERATOR_SECURITY } from '../operator.js';
 import { SECURITY, userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
 import { ApiError } from '../errors.js';
@@ -55,7 +55,7 @@ const guarded = <T>(fn: () => T): T => {
 };
 
 
-export function oauthRoutes(ctx: RouteContext, oauth: OauthService, guard: OperatorGuard = requireAdmin) {
+export function oauthRoutes(ctx: RouteContext, oauth: OauthService) {
   return async function plugin(app: FastifyInstance) {
     app.get('/api/oauth', {
       schema: { tags, summary: 'Client info for the consent screen; opens a consent request', querystring: ClientQuery, response: { 200: OauthGetClientRecord, ...errors } },
@@ -113,19 +113,24 @@ export function oauthRoutes(ctx: RouteContext, oauth: OauthService, guard: Opera
       return {};
     });
 
-    app.post('/api/oauth/integration', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Register an integration (operators only); the client secret is shown once', body: IntegrationBody, response: { 200: OauthIntegrationCreatedRecord, ...errors } },
-      preValidation: async (req) => guard(req),
+  };
+}
+
+/**
+ * Integration registry for operators, mounted under /api/admin (the operator guard runs first: operator token
+ * or an admin's JWT). The CLI's `oauth-register` calls it.
+ */
+export function oauthAdminRoutes(ctx: RouteContext, oauth: OauthService) {
+  return async function plugin(app: FastifyInstance) {
+    app.post('/api/admin/oauth/integrations', {
+      schema: { tags, security: OPERATOR_SECURITY, summary: 'Register an integration; the client secret is shown once', body: IntegrationBody, response: { 200: OauthIntegrationCreatedRecord, ...errors } },
     }, async (req) => {
       const r = guarded(() => oauth.registerIntegration(req.body as Static<typeof IntegrationBody>, ctx.clock()));
       return { integration: toOauthIntegration(r.integration), clientSecret: r.clientSecret };
     });
 
-    app.get('/api/oauth/integration', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Registered integrations (operators only)', response: { 200: Type.Object({ list: Type.Array(OauthIntegrationRecord) }), ...errors } },
-      preValidation: async (req) => guard(req),
+    app.get('/api/admin/oauth/integrations', {
+      schema: { tags, security: OPERATOR_SECURITY, summary: 'Registered integrations', response: { 200: Type.Object({ list: Type.Array(OauthIntegrationRecord) }), ...errors } },
     }, async () => ({ list: oauth.integrations().map(toOauthIntegration) }));
   };
 }
