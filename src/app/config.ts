@@ -85,10 +85,10 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'INDEX_FEED_SEED', default: '1', doc: 'Random walk: generator seed (same seed, same price path).' },
   { env: 'INDEX_FEED_CSV', default: '(unset)', doc: 'CSV replay: INSTRUMENT=path[,INSTRUMENT=path…], files of "timestamp,price" lines (ms or ISO time).' },
   { env: 'INDEX_FEED_CSV_SPEED', default: '1', doc: 'CSV replay: speed factor applied to the gaps between timestamps.' },
-  { env: 'FUNDING_INTERVAL_MS', default: '28800000', doc: 'Funding settlement period, ms (8 h; e.g. 60000 for a demo; 0 = no funding).' },
+  { env: 'FUNDING_INTERVAL_MS', default: '60000 (demo), 28800000 (production)', doc: 'Funding settlement period, ms (a minute in the demo so funding is visible at once; 8 h in production; 0 = no funding).' },
   { env: 'FUNDING_RATE_PERIOD_MS', default: '(= FUNDING_INTERVAL_MS)', doc: 'Time one settlement\'s rate covers (rate = 8 h rate × period / 8 h). A demo with short intervals sets 28800000 to pay a full 8 h rate each time.' },
   { env: 'SEED_DEMO', default: 'true', doc: 'On an empty exchange, create the demo instruments (BTCUSDT, ETHUSDT) and start prices.' },
-  { env: 'PERPX_ENV', default: 'demo', doc: 'demo or production. production turns the defaults of MARKET_MAKERS, DEMO_WALLET, FAUCET_AMOUNT and SEED_DEMO off.' },
+  { env: 'PERPX_ENV', default: 'demo', doc: 'demo or production. production turns the defaults of MARKET_MAKERS, DEMO_WALLET, FAUCET_AMOUNT and SEED_DEMO off and settles funding every 8 h instead of every minute.' },
   { env: 'MARKET_MAKERS', default: '3 (demo), 0 (production)', doc: 'Number of market-making bot accounts quoting every tradable instrument (0 = off).' },
   { env: 'MM_INTERVAL_MS', default: '1000', doc: 'Milliseconds between market-maker quoting rounds.' },
   { env: 'MM_SPREAD_BPS', default: '10', doc: 'Full quoted spread around the mark price, basis points (each further bot quotes 25% wider).' },
@@ -205,7 +205,7 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
     indexFeedSeed: int(env, 'INDEX_FEED_SEED', 1),
     indexFeedCsv: str(env, 'INDEX_FEED_CSV', ''),
     indexFeedCsvSpeed: int(env, 'INDEX_FEED_CSV_SPEED', 1, 1),
-    fundingIntervalMs: int(env, 'FUNDING_INTERVAL_MS', 28_800_000),
-    fundingRatePeriodMs: int(env, 'FUNDING_RATE_PERIOD_MS', int(env, 'FUNDING_INTERVAL_MS', 28_800_000)),
+    fundingIntervalMs: int(env, 'FUNDING_INTERVAL_MS', demo ? 60_000 : 28_800_000),
+    fundingRatePeriodMs: int(env, 'FUNDING_RATE_PERIOD_MS', int(env, 'FUNDING_INTERVAL_MS', demo ? 60_000 : 28_800_000)),
   };
 }

@@ -60,7 +60,10 @@ it('interval 0 means no funding', async () => {
 });
 
 it('config: the rate period defaults to the interval, and funding can be switched off', () => {
-  assert.equal(loadConfig({}).fundingRatePeriodMs, 28_800_000);
+  assert.equal(loadConfig({ PERPX_ENV: 'production' }).fundingIntervalMs, 28_800_000);
+  assert.equal(loadConfig({ PERPX_ENV: 'production' }).fundingRatePeriodMs, 28_800_000);
+  assert.equal(loadConfig({}).fundingIntervalMs, 60_000, 'the demo pays funding every minute');
+  assert.equal(loadConfig({}).fundingRatePeriodMs, 60_000);
   assert.equal(loadConfig({ FUNDING_INTERVAL_MS: '60000' }).fundingRatePeriodMs, 60_000);
   const off = loadConfig({ FUNDING_INTERVAL_MS: '0' });
   assert.equal(off.fundingIntervalMs, 0);
