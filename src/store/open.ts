@@ -24,7 +24,7 @@ export interface ReadStore {
   close(): Promise<void>;
 }
 
-function sqliteDialect(file: string): SqliteDialect {
+function openSqlite(file: string): Database.Database {
   const sqlite = new Database(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
@@ -32,7 +32,7 @@ function sqliteDialect(file: string): SqliteDialect {
   // Upserts touch several indexes per row; a bigger page cache keeps their hot pages in memory.
   sqlite.pragma('cache_size = -65536');
   sqlite.defaultSafeIntegers(true);
-  return new SqliteDialect({ database: sqlite });
+  return sqlite;
 }
 
 function postgresDialect(connectionString: string, poolSize = 10): PostgresDialect {
@@ -40,7 +40,15 @@ function postgresDialect(connectionString: string, poolSize = 10): PostgresDiale
 }
 
 export async function openReadStore(config: StoreConfig): Promise<ReadStore> {
-  const dialect = config.kind === 'sqlite' ? sqliteDialect(config.file) : postgresDialect(config.connectionString, config.poolSize);
+  // The projector writes through the raw SQLite handle too (same connection, see Projector).
+  let sqlite: Database.Database | undefined;
+  let dialect: SqliteDialect | PostgresDialect;
+  if (config.kind === 'sqlite') {
+    sqlite = openSqlite(config.file);
+    dialect = new SqliteDialect({ database: sqlite });
+  } else {
+    dialect = postgresDialect(config.connectionString, config.poolSize);
+  }
   const db = new Kysely<StoreDatabase>({ dialect });
   try {
     await migrateToLatest(db, config.kind);
@@ -51,7 +59,7 @@ export async function openReadStore(config: StoreConfig): Promise<ReadStore> {
   return {
     kind: config.kind,
     db,
-    projector: new Projector(db, config.kind),
+    projector: new Projector(db, config.kind, sqlite),
     queries: new StoreQueries(db),
     close: () => db.destroy(),
   };
