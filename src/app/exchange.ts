@@ -215,10 +215,12 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
 
     // ---- real-time ----
     let publish: (channel: string, data: unknown) => unknown = () => undefined;
+    let hasSubscribers: (channel: string) => boolean = () => true;
     const channels = new ExchangeChannels({
       env: config.channelEnv,
       engine,
       publish: (ch, data) => publish(ch, data),
+      hasSubscribers: (ch) => hasSubscribers(ch),
       auth,
       bookIntervalMs: config.bookPublishIntervalMs,
       heartbeatMs: config.heartbeatMs,
@@ -232,6 +234,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       logger: log.child({ module: 'realtime' }),
     });
     publish = (ch, data) => rt.publish(ch, data);
+    hasSubscribers = (ch) => rt.hasSubscribers(ch);
     bus.subscribe('realtime', channels.onBatch);
     channels.start();
 
