@@ -21,6 +21,7 @@ import { createEngine, restoreEngine } from '../engine/engine.js';
 import { FileSnapshotStore } from '../journal/file-snapshots.js';
 import type { CommandJournal } from '../journal/ports.js';
 import { openSqliteJournal } from '../journal/sqlite-journal.js';
+import { openThreadedSqliteJournal } from '../journal/threaded-sqlite-journal.js';
 import { ExchangeChannels } from '../realtime/channels.js';
 import { createRealtimeServer, DisconnectCode } from '../realtime/index.js';
 import { InProcessEventBroker, type EventBatch } from '../sequencer/event-bus.js';
@@ -139,7 +140,8 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
 
   try {
     // ---- durability + engine ----
-    const journal = await openSqliteJournal({ file: join(dataDir, 'journal.db') });
+    const openJournal = config.journalWriter === 'thread' ? openThreadedSqliteJournal : openSqliteJournal;
+    const journal = await openJournal({ file: join(dataDir, 'journal.db') });
     cleanups.push(() => journal.close());
     const snapshots = new FileSnapshotStore({ dir: join(dataDir, 'snapshots'), logger: log.child({ module: 'snapshots' }) });
     cleanups.push(() => snapshots.close());
