@@ -13,11 +13,12 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Command } from '../engine/commands.js';
 import type { WriterInit, WriterReply, WriterRequest } from './journal-writer-protocol.js';
 import { JournalIntegrityError, type CommandJournal, type JournalEntry } from './ports.js';
 import type { SqliteJournalOptions } from './sqlite-journal.js';
+import { startSiblingWorker } from '../workers/start-worker.js';
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS commands (
   seq  INTEGER PRIMARY KEY,
@@ -29,17 +30,6 @@ interface InFlight {
   lastSeq: number;
   resolve: () => void;
   reject: (err: Error) => void;
-}
-
-/**
- * Under tsx the entry is a .ts file, which a Node 20 worker cannot load by itself: a two-line bootstrap
- * registers tsx in the worker first (see signing/verifier.ts). A compiled build starts the .js directly.
- */
-function startWriter(init: WriterInit): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./journal-writer-worker.js', import.meta.url), { workerData: init });
-  const entry = new URL('./journal-writer-worker.ts', import.meta.url).href;
-  const boot = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(boot, { eval: true, workerData: init });
 }
 
 export class ThreadedSqliteJournal implements CommandJournal {
@@ -71,7 +61,8 @@ export class ThreadedSqliteJournal implements CommandJournal {
     } finally {
       db.close();
     }
-    this.writer = startWriter({ file, walAutocheckpointPages: Math.max(1, Math.floor(walAutocheckpointPages)) });
+    const init: WriterInit = { file, walAutocheckpointPages: Math.max(1, Math.floor(walAutocheckpointPages)) };
+    this.writer = startSiblingWorker(import.meta.url, 'journal-writer-worker', init);
     this.writer.unref(); // idle, it must not keep the process alive; ref'd while a write is in flight
     this.writer.on('message', (reply: WriterReply) => this.onReply(reply));
     this.writer.on('error', (err) => this.fail(err));
