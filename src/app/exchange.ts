@@ -29,6 +29,7 @@ import { recover } from '../sequencer/recovery.js';
 import { Sequencer, type CommandInput } from '../sequencer/sequencer.js';
 import { createSignatureVerifier } from '../signing/index.js';
 import { openReadStore, type Projector } from '../store/index.js';
+import { ThreadedSqliteProjector } from '../store/threaded-projector.js';
 import type { ExchangeConfig } from './config.js';
 import { readStoreAdapter } from './read-store.js';
 
@@ -72,7 +73,7 @@ class ProjectorFeed {
   private buffer: EventBatch[] = [];
   private running: Promise<void> | undefined;
 
-  constructor(private readonly projector: Projector, private readonly log: pino.Logger) {}
+  constructor(private readonly projector: Pick<Projector, 'project'>, private readonly log: pino.Logger) {}
 
   readonly push = (batch: EventBatch): void => {
     this.buffer.push(batch);
@@ -158,10 +159,18 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     log.info({ seq: engine.seq, ms: Date.now() - t0 }, 'engine recovered');
 
     // ---- read model ----
-    const store = await openReadStore({ kind: 'sqlite', file: join(dataDir, 'read.db') });
+    const readFile = join(dataDir, 'read.db');
+    const store = await openReadStore({ kind: 'sqlite', file: readFile });
     cleanups.push(() => store.close());
     await catchUpReadModel(store.projector, journal, engine.seq, log);
-    const feed = new ProjectorFeed(store.projector, log.child({ module: 'projector' }));
+    let threadedProjector: ThreadedSqliteProjector | undefined;
+    if (config.readModelWriter === 'thread') {
+      const p = new ThreadedSqliteProjector({ file: readFile });
+      threadedProjector = p;
+      cleanups.push(() => p.close());
+      await p.whenReady();
+    }
+    const feed = new ProjectorFeed(threadedProjector ?? store.projector, log.child({ module: 'projector' }));
 
     // ---- auth + signatures ----
     const authDb = new Database(join(dataDir, 'auth.db'));
@@ -279,6 +288,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
         await verifier.close();
         await snapshots.close();
         await journal.close();
+        await threadedProjector?.close();
         await store.close();
         authDb.close();
         log.info('stopped');
