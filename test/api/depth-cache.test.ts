@@ -6,7 +6,6 @@ import type { DepthView } from '../../src/engine/records.js';
 import { FakeEngine, makeDeps, NOW } from './fakes.js';
 
 class CountingEngine extends FakeEngine {
-
   builds = 0;
   askQuantity = 1e8;
   override depth(instrument: string, maxLevel: number): DepthView | undefined {
