@@ -31,6 +31,7 @@ import { createSignatureVerifier } from '../signing/index.js';
 import { openReadStore, type Projector } from '../store/index.js';
 import { ThreadedSqliteProjector } from '../store/threaded-projector.js';
 import type { ExchangeConfig } from './config.js';
+import { ProjectorFeed } from './projector-feed.js';
 import { readStoreAdapter } from './read-store.js';
 
 export interface RunningExchange {
@@ -63,39 +64,6 @@ function urlOf(app: FastifyInstance, host: string): string {
   const addr = app.server.address() as AddressInfo;
   const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return `http://${h}:${addr.port}`;
-}
-
-/**
- * Feeds event batches to the read-model projector in groups (one transaction per group), behind the
- * sequencer. Batches already projected (seq ≤ last_seq) are skipped by the projector itself.
- */
-class ProjectorFeed {
-  private buffer: EventBatch[] = [];
-  private running: Promise<void> | undefined;
-
-  constructor(private readonly projector: Pick<Projector, 'project'>, private readonly log: pino.Logger) {}
-
-  readonly push = (batch: EventBatch): void => {
-    this.buffer.push(batch);
-    if (!this.running) this.running = this.loop();
-  };
-
-  private async loop(): Promise<void> {
-    while (this.buffer.length > 0) {
-      const batches = this.buffer;
-      this.buffer = [];
-      try {
-        await this.projector.project(batches);
-      } catch (err) {
-        this.log.error({ err, fromSeq: batches[0].seq, toSeq: batches[batches.length - 1].seq }, 'read-model projection failed');
-      }
-    }
-    this.running = undefined;
-  }
-
-  async drain(): Promise<void> {
-    while (this.running) await this.running;
-  }
 }
 
 /** Brings the read model up to the engine: replays the journal from zero and projects what it lacks. */
@@ -170,7 +138,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       cleanups.push(() => p.close());
       await p.whenReady();
     }
-    const feed = new ProjectorFeed(threadedProjector ?? store.projector, log.child({ module: 'projector' }));
+    const feed = new ProjectorFeed(threadedProjector ?? store.projector, log.child({ module: 'projector' }), engine.seq);
 
     // ---- auth + signatures ----
     const authDb = new Database(join(dataDir, 'auth.db'));
@@ -215,7 +183,8 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       auth,
       verifier,
       chainId: config.chainId,
-      readStore: readStoreAdapter(store.queries),
+      // History reads first wait for the projection of every command applied so far (read-your-writes).
+      readStore: readStoreAdapter(store.queries, () => feed.whenCaughtUp(sequencer.seq)),
       clock: Date.now,
       config: { faucetAmount: config.faucetAmount },
     };

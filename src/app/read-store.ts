@@ -8,9 +8,14 @@ import type { StoreQueries } from '../store/index.js';
 
 const plusOne = (t: number | undefined): number | undefined => (t === undefined ? undefined : t + 1);
 
-export function readStoreAdapter(q: StoreQueries): ReadStore {
+/**
+ * `caughtUp`: resolves when the read model holds every command applied so far; awaited before each read
+ * so a client sees the effect of a command it was acknowledged (projection runs behind the replies).
+ */
+export function readStoreAdapter(q: StoreQueries, caughtUp: () => Promise<void> = async () => undefined): ReadStore {
   return {
-    listOrders(o: OrderQuery): Promise<Page<OrderView>> {
+    async listOrders(o: OrderQuery): Promise<Page<OrderView>> {
+      await caughtUp();
       return q.listOrders(o.userId, {
         id: o.ids,
         instrument: o.instruments,
@@ -29,10 +34,12 @@ export function readStoreAdapter(q: StoreQueries): ReadStore {
       });
     },
     async getOrder(userId: number, orderId: string): Promise<OrderView | undefined> {
+      await caughtUp();
       const page = await q.listOrders(userId, { id: orderId, limit: 1 });
       return page.list[0];
     },
     async listFills(f: FillQuery): Promise<Page<FillView>> {
+      await caughtUp();
       if (!f.roles || f.roles.length === 0) {
         return q.listFills(f.userId, { instrument: f.instruments, after: f.after, before: f.before + 1, offset: f.offset, limit: f.limit });
       }
@@ -47,13 +54,16 @@ export function readStoreAdapter(q: StoreQueries): ReadStore {
       } while (next);
       return { list: all.slice(f.offset, f.offset + f.limit), count: all.length };
     },
-    orderFills(userId: number, orderId: string): Promise<FillView[]> {
+    async orderFills(userId: number, orderId: string): Promise<FillView[]> {
+      await caughtUp();
       return q.orderFills(userId, orderId);
     },
-    recentTrades(instrument: string, limit: number): Promise<TradeView[]> {
+    async recentTrades(instrument: string, limit: number): Promise<TradeView[]> {
+      await caughtUp();
       return q.recentTrades(instrument, limit);
     },
-    listTpsl(t: TpSlQuery): Promise<Page<TpSlView>> {
+    async listTpsl(t: TpSlQuery): Promise<Page<TpSlView>> {
+      await caughtUp();
       return q.listTpsl(t.userId, {
         instrument: t.instruments,
         status: t.statuses,
