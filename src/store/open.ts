@@ -31,6 +31,10 @@ function openSqlite(file: string): Database.Database {
   sqlite.pragma('temp_store = MEMORY');
   // Upserts touch several indexes per row; a bigger page cache keeps their hot pages in memory.
   sqlite.pragma('cache_size = -65536');
+  // Each projection commit rewrites the index pages it touched into the WAL; checkpointing every 10,000
+  // pages (~40 MB) instead of SQLite's 1,000 copies a page that changed in many commits back once, not
+  // once per 4 MB: measured ~95 → ~63 µs CPU per projected order (batches of 30 new orders).
+  sqlite.pragma('wal_autocheckpoint = 10000');
   sqlite.defaultSafeIntegers(true);
   return sqlite;
 }
