@@ -35,6 +35,7 @@ import { CpuProfiler, summarize, type Profile } from './http/cpu-profile.js';
 import type { CeilingWorkerData, CeilingWorkerResult } from './http/ceiling-worker.js';
 import { eip712Domain, types } from '../src/signing/eip712.js';
 import { secp256k1Backend } from '../src/signing/secp256k1-backend.js';
+import { keccakBackend } from '../src/signing/keccak.js';
 import type { SequencerStats } from '../src/sequencer/stats.js';
 
 const env = process.env;
@@ -420,10 +421,11 @@ async function main(): Promise<void> {
   const cores = availableParallelism();
   const startedAt = performance.now();
   log(
-    `http bench: node ${process.version}, ${cores} cores (${cpus()[0]?.model ?? '?'}), secp256k1 ${secp256k1Backend}, ` +
+    `http bench: node ${process.version}, ${cores} cores (${cpus()[0]?.model ?? '?'}), secp256k1 ${secp256k1Backend}, keccak ${keccakBackend}, ` +
       `${DURATION_MS / 1000} s per measured stage`,
   );
   if (secp256k1Backend !== 'native') log('WARNING: the native secp256k1 addon did not load; recovery runs on the slow JS fallback');
+  if (keccakBackend !== 'native') log('WARNING: the native keccak addon did not load; EIP-712 digests run on the slower JS keccak');
   const rows: Row[] = [];
   const extra: string[] = [];
 
