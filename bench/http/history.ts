@@ -118,7 +118,7 @@ export async function runHistoryBench(): Promise<void> {
       await seed(store);
       const deps: ApiDeps = {
         engine: createEngine(), submit: async () => { throw new Error('read-only bench'); }, auth: stubAuth,
-        verifier: {} as ApiDeps['verifier'], chainId: '16182', readStore: readStoreAdapter(store.queries, store.statistics), clock: Date.now,
+        verifier: {} as ApiDeps['verifier'], chainId: '16182', readStore: readStoreAdapter(store.queries, { stats: store.statistics }), clock: Date.now,
       };
       const app = await buildServer(deps, { logger: false });
       await app.listen({ port: 0, host: HOST });

@@ -50,16 +50,50 @@ export function describe(part: string, e: ValueError): string {
   return `${at}: ${e.message.charAt(0).toLowerCase()}${e.message.slice(1)}`;
 }
 
+/** True when a `default` keyword appears anywhere in `node` (a schema or a part of one). */
+function containsDefault(node: unknown): boolean {
+  if (node === null || typeof node !== 'object') return false;
+  if (Array.isArray(node)) return node.some(containsDefault);
+  return Object.entries(node).some(([k, v]) => k === 'default' || containsDefault(v));
+}
+
+/**
+ * The defaults of an object schema when they all sit on its own properties (every body schema here), so
+ * applying them is a loop instead of TypeBox's generic walk of the whole schema per request; null when a
+ * default sits deeper (Value.Default then does it).
+ */
+function topLevelDefaults(schema: TSchema): Array<[string, unknown]> | null {
+  const props = (schema as { type?: unknown; properties?: Record<string, TSchema> }).properties;
+  if ((schema as { type?: unknown }).type !== 'object' || !props) return null;
+  const defaults: Array<[string, unknown]> = [];
+  for (const [key, prop] of Object.entries(props)) {
+    const { default: value, ...rest } = prop as TSchema & { default?: unknown };
+    if (containsDefault(rest)) return null;
+    if (value !== undefined) defaults.push([key, value]);
+  }
+  return containsDefault({ ...schema, properties: undefined }) ? null : defaults;
+}
+
+function applyDefaults(value: Record<string, unknown>, defaults: Array<[string, unknown]>): void {
+  for (const [key, def] of defaults) {
+    if (value[key] === undefined) value[key] = typeof def === 'object' && def !== null ? structuredClone(def) : def;
+  }
+}
+
 export function installValidation(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) => {
     const tschema = schema as TSchema;
     const check = TypeCompiler.Compile(tschema);
     const part = httpPart ?? 'body';
     const convert = part !== 'body';
+    const defaults = convert ? null : topLevelDefaults(tschema);
     return (data: unknown) => {
       let value = data;
       if (convert) value = Value.Convert(tschema, Value.Default(tschema, Value.Clone(data)));
-      else if (value !== null && typeof value === 'object') value = Value.Default(tschema, value);
+      else if (value !== null && typeof value === 'object') {
+        if (defaults && !Array.isArray(value)) applyDefaults(value as Record<string, unknown>, defaults);
+        else value = Value.Default(tschema, value);
+      }
       if (check.Check(value)) return { value };
       const first = check.Errors(value).First();
       return { error: new RequestValidationError(first ? describe(part, first) : `${part}: invalid`) };

@@ -15,6 +15,10 @@ export interface ExchangeConfig {
   accessTokenTtlSec: number;
   refreshTokenTtlSec: number;
   signatureThreads: number;
+  /** 'thread': journal commits on a writer thread (default); 'inline': on the event loop. */
+  journalWriter: 'thread' | 'inline';
+  /** 'thread': the read model is projected on a worker thread (default); 'inline': on the event loop. */
+  readModelWriter: 'thread' | 'inline';
   snapshotEveryCommands: number;
   snapshotEveryMs: number;
   bookPublishIntervalMs: number;
@@ -70,6 +74,8 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'ACCESS_TOKEN_TTL_SEC', default: '300', doc: 'Lifetime of access JWTs, seconds.' },
   { env: 'REFRESH_TOKEN_TTL_SEC', default: '2592000', doc: 'Lifetime of refresh tokens, seconds (30 days).' },
   { env: 'SIGNATURE_THREADS', default: '2', doc: 'Worker threads recovering EIP-712 signers (0 = in-process).' },
+  { env: 'JOURNAL_WRITER', default: 'thread', doc: 'Where journal commits (and their fsync) run: thread = a writer thread, so the event loop keeps serving requests meanwhile; inline = on the event loop.' },
+  { env: 'READ_MODEL_WRITER', default: 'thread', doc: 'Where engine events are written into the history read model (read.db): thread = a worker thread; inline = on the event loop.' },
   { env: 'SNAPSHOT_EVERY_COMMANDS', default: '100000', doc: 'Engine snapshot after this many commands (0 = never by count).' },
   { env: 'SNAPSHOT_EVERY_MS', default: '300000', doc: 'Engine snapshot after this much command time, ms (0 = never by time).' },
   { env: 'BOOK_PUBLISH_INTERVAL_MS', default: '50', doc: 'Minimum interval between order-book publications per channel.' },
@@ -158,6 +164,10 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
   const authPortRaw = str(env, 'AUTH_PORT', '');
   const faucet = str(env, 'FAUCET_AMOUNT', demo ? '10000' : '0');
   if (!/^\d+(\.\d+)?$/.test(faucet)) throw new ConfigError(`FAUCET_AMOUNT must be a decimal, got "${faucet}"`);
+  const journalWriter = str(env, 'JOURNAL_WRITER', 'thread');
+  if (journalWriter !== 'thread' && journalWriter !== 'inline') throw new ConfigError(`JOURNAL_WRITER must be thread or inline, got "${journalWriter}"`);
+  const readModelWriter = str(env, 'READ_MODEL_WRITER', 'thread');
+  if (readModelWriter !== 'thread' && readModelWriter !== 'inline') throw new ConfigError(`READ_MODEL_WRITER must be thread or inline, got "${readModelWriter}"`);
   const chainId = str(env, 'CHAIN_ID', '16182');
   if (!/^\d+$/.test(chainId)) throw new ConfigError(`CHAIN_ID must be a decimal integer, got "${chainId}"`);
   const failureRaw = str(env, 'CHAIN_FAILURE_RATE', '0');
@@ -175,6 +185,8 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
     accessTokenTtlSec: int(env, 'ACCESS_TOKEN_TTL_SEC', 300, 1),
     refreshTokenTtlSec: int(env, 'REFRESH_TOKEN_TTL_SEC', 2592000, 1),
     signatureThreads: int(env, 'SIGNATURE_THREADS', 2),
+    journalWriter,
+    readModelWriter,
     snapshotEveryCommands: int(env, 'SNAPSHOT_EVERY_COMMANDS', 100000),
     snapshotEveryMs: int(env, 'SNAPSHOT_EVERY_MS', 300000),
     bookPublishIntervalMs: int(env, 'BOOK_PUBLISH_INTERVAL_MS', 50),

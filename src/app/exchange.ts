@@ -25,6 +25,7 @@ import { createEngine, restoreEngine } from '../engine/engine.js';
 import { FileSnapshotStore } from '../journal/file-snapshots.js';
 import type { CommandJournal } from '../journal/ports.js';
 import { openSqliteJournal } from '../journal/sqlite-journal.js';
+import { openThreadedSqliteJournal } from '../journal/threaded-sqlite-journal.js';
 import { ExchangeChannels } from '../realtime/channels.js';
 import { createRealtimeServer, DisconnectCode } from '../realtime/index.js';
 import { InProcessEventBroker, type EventBatch } from '../sequencer/event-bus.js';
@@ -38,8 +39,10 @@ import { CsvReplayFeed, feedInstrumentOf, loadCsvSeries, OperatorPush, RandomWal
 import { openReadStore, type Projector } from '../store/index.js';
 import { ExchangeStatistics } from '../store/exchange-statistics.js';
 import { UserHistory } from '../store/user-history.js';
+import { ThreadedSqliteProjector } from '../store/threaded-projector.js';
 import type { ExchangeConfig } from './config.js';
 import { FundingClock } from './funding-clock.js';
+import { ProjectorFeed } from './projector-feed.js';
 import { readStoreAdapter } from './read-store.js';
 
 export interface RunningExchange {
@@ -84,39 +87,6 @@ function urlOf(app: FastifyInstance, host: string): string {
   const addr = app.server.address() as AddressInfo;
   const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return `http://${h}:${addr.port}`;
-}
-
-/**
- * Feeds event batches to the read-model projector in groups (one transaction per group), behind the
- * sequencer. Batches already projected (seq ≤ last_seq) are skipped by the projector itself.
- */
-class ProjectorFeed {
-  private buffer: EventBatch[] = [];
-  private running: Promise<void> | undefined;
-
-  constructor(private readonly projector: Projector, private readonly log: pino.Logger) {}
-
-  readonly push = (batch: EventBatch): void => {
-    this.buffer.push(batch);
-    if (!this.running) this.running = this.loop();
-  };
-
-  private async loop(): Promise<void> {
-    while (this.buffer.length > 0) {
-      const batches = this.buffer;
-      this.buffer = [];
-      try {
-        await this.projector.project(batches);
-      } catch (err) {
-        this.log.error({ err, fromSeq: batches[0].seq, toSeq: batches[batches.length - 1].seq }, 'read-model projection failed');
-      }
-    }
-    this.running = undefined;
-  }
-
-  async drain(): Promise<void> {
-    while (this.running) await this.running;
-  }
 }
 
 /** Brings the read model up to the engine: replays the journal from zero and projects what it lacks. */
@@ -182,7 +152,8 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
 
   try {
     // ---- durability + engine ----
-    const journal = await openSqliteJournal({ file: join(dataDir, 'journal.db') });
+    const openJournal = config.journalWriter === 'thread' ? openThreadedSqliteJournal : openSqliteJournal;
+    const journal = await openJournal({ file: join(dataDir, 'journal.db') });
     cleanups.push(() => journal.close());
     const snapshots = new FileSnapshotStore({ dir: join(dataDir, 'snapshots'), logger: log.child({ module: 'snapshots' }) });
     cleanups.push(() => snapshots.close());
@@ -199,10 +170,18 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     log.info({ seq: engine.seq, ms: Date.now() - t0 }, 'engine recovered');
 
     // ---- read model ----
-    const store = await openReadStore({ kind: 'sqlite', file: join(dataDir, 'read.db') });
+    const readFile = join(dataDir, 'read.db');
+    const store = await openReadStore({ kind: 'sqlite', file: readFile });
     cleanups.push(() => store.close());
     await catchUpReadModel(store.projector, journal, engine.seq, log);
-    const feed = new ProjectorFeed(store.projector, log.child({ module: 'projector' }));
+    let threadedProjector: ThreadedSqliteProjector | undefined;
+    if (config.readModelWriter === 'thread') {
+      const p = new ThreadedSqliteProjector({ file: readFile });
+      threadedProjector = p;
+      cleanups.push(() => p.close());
+      await p.whenReady();
+    }
+    const feed = new ProjectorFeed(threadedProjector ?? store.projector, log.child({ module: 'projector' }), engine.seq);
 
     // ---- auth + signatures ----
     const authDb = new Database(join(dataDir, 'auth.db'));
@@ -298,7 +277,8 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       auth: withOauthGrants(auth, accounts.oauth, Date.now),
       verifier,
       chainId: config.chainId,
-      readStore: readStoreAdapter(store.queries, store.statistics),
+      // History reads first wait for the projection of every command applied so far (read-your-writes).
+      readStore: readStoreAdapter(store.queries, { stats: store.statistics, caughtUp: () => feed.whenCaughtUp(sequencer.seq) }),
       clock: Date.now,
       config: { faucetAmount: config.faucetAmount },
       admin,
@@ -313,10 +293,12 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
 
     // ---- real-time ----
     let publish: (channel: string, data: unknown) => unknown = () => undefined;
+    let hasSubscribers: (channel: string) => boolean = () => true;
     const channels = new ExchangeChannels({
       env: config.channelEnv,
       engine,
       publish: (ch, data) => publish(ch, data),
+      hasSubscribers: (ch) => hasSubscribers(ch),
       auth,
       bookIntervalMs: config.bookPublishIntervalMs,
       heartbeatMs: config.heartbeatMs,
@@ -332,6 +314,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     publish = (ch, data) => rt.publish(ch, data);
     rtStats = rt.stats;
     onlineConnections = () => rt.stats.connections;
+    hasSubscribers = (ch) => rt.hasSubscribers(ch);
     bus.subscribe('realtime', channels.onBatch);
     channels.start();
 
@@ -403,6 +386,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
         await verifier.close();
         await snapshots.close();
         await journal.close();
+        await threadedProjector?.close();
         await store.close();
         authDb.close();
         log.info('stopped');

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { getAddress } from 'ethers';
 import type { Database } from 'better-sqlite3';
-import { AccessTokens } from './access-tokens.js';
+import { AccessTokens, type AccessClaims } from './access-tokens.js';
 import {
   DEFAULT_API_KEY_NAME,
   generateApiKey,
@@ -13,6 +13,7 @@ import {
   parseApiKeyName,
   toApiKeyRecord,
 } from './api-keys.js';
+import { BoundedCache } from './bounded-cache.js';
 import { loadOrCreateSigningKey } from './jwt-signing-key.js';
 import { NonceStore } from './nonce-store.js';
 import { DEFAULT_ALLOWED_DOMAINS, OriginAllowList } from './origin-allow-list.js';
@@ -89,7 +90,20 @@ interface ServiceConfig {
 
 const BEARER_RE = /^Bearer[ ]+(\S+)\s*$/i;
 
+/**
+ * Every authenticated request presents a token; an ES256 verify plus a user read cost ~150 µs, far more
+ * than the rest of a cheap route. A token's signature and claims never change, so a verified token is
+ * reused until its own exp. Users change only through this service (setRole), which evicts them; the
+ * short TTL bounds staleness should another process ever edit the database.
+ */
+const VERIFIED_TOKENS_MAX = 50_000;
+const USERS_MAX = 50_000;
+const USER_TTL_MS = 10_000;
+
 export class WalletAuthService implements AuthService {
+  private readonly verifiedTokens = new BoundedCache<string, AccessClaims>(VERIFIED_TOKENS_MAX);
+  private readonly users = new BoundedCache<string, UserRecord>(USERS_MAX);
+
   constructor(
     private readonly store: AuthStore,
     private readonly access: AccessTokens,
@@ -156,11 +170,25 @@ export class WalletAuthService implements AuthService {
 
   async verifyAccessToken(token: string): Promise<{ user: UserRecord; expiresAt: number } | null> {
     if (typeof token !== 'string') return null;
-    const claims = await this.access.verify(token);
-    if (!claims) return null;
-    const user = this.store.findUserById(claims.userId);
+    const now = this.cfg.now();
+    let claims = this.verifiedTokens.get(token, now) ?? null;
+    if (!claims) {
+      claims = await this.access.verify(token);
+      if (!claims) return null;
+      this.verifiedTokens.set(token, claims, claims.expiresAt);
+    }
+    const user = this.cachedUser(claims.userId, now);
     if (!user || user.exchangeId !== claims.exchangeId) return null;
     return { user, expiresAt: claims.expiresAt };
+  }
+
+  private cachedUser(id: string, now: number): UserRecord | undefined {
+    let user = this.users.get(id, now);
+    if (!user) {
+      user = this.store.findUserById(id);
+      if (user) this.users.set(id, user, now + USER_TTL_MS);
+    }
+    return user;
   }
 
   getUserByExchangeId(exchangeId: number): UserRecord | undefined {
@@ -189,7 +217,9 @@ export class WalletAuthService implements AuthService {
     if (!this.store.setRole(exchangeId, role, this.cfg.now())) {
       throw new AuthError(404, 'user_not_found', `No user with exchangeId ${exchangeId}`);
     }
-    return this.store.findUserByExchangeId(exchangeId) as UserRecord;
+    const user = this.store.findUserByExchangeId(exchangeId) as UserRecord;
+    this.users.delete(user.id);
+    return user;
   }
 
   // ---- deprecated API keys ----
@@ -265,8 +295,9 @@ export class WalletAuthService implements AuthService {
   private userForApiKey(key: string): UserRecord | null {
     const row = this.store.findApiKeyByHash(sha256Hex(key));
     if (!row || row.deletedAt !== null) return null;
-    if (row.expiresAt !== null && row.expiresAt <= this.cfg.now()) return null;
-    return this.store.findUserById(row.userId) ?? null;
+    const now = this.cfg.now();
+    if (row.expiresAt !== null && row.expiresAt <= now) return null;
+    return this.cachedUser(row.userId, now) ?? null;
   }
 
   private findOrCreateUser(walletLower: string): UserRecord {

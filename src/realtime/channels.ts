@@ -83,6 +83,12 @@ export interface ChannelsOptions {
   heartbeatMs?: number;
   now?: () => number;
   onError?: (err: unknown, channel: string) => void;
+  /**
+   * RealtimeServer.hasSubscribers. Order-book and trade channels keep no history, so when nobody is
+   * subscribed their data is not built at all (a depth snapshot per book change is the costly part).
+   * Default: always build.
+   */
+  hasSubscribers?: (channel: string) => boolean;
 }
 
 export interface BatchLike {
@@ -98,6 +104,7 @@ export class ExchangeChannels {
   private readonly heartbeat: Heartbeat;
   private readonly now: () => number;
   private readonly onError: (err: unknown, channel: string) => void;
+  private readonly hasSubscribers: (channel: string) => boolean;
 
   constructor(opts: ChannelsOptions) {
     this.env = opts.env;
@@ -106,6 +113,7 @@ export class ExchangeChannels {
     this.auth = opts.auth;
     this.now = opts.now ?? Date.now;
     this.onError = opts.onError ?? (() => {});
+    this.hasSubscribers = opts.hasSubscribers ?? (() => true);
     this.books = new CoalescingPublisher((ch, data) => this.send(ch, data), {
       intervalMs: opts.bookIntervalMs ?? 50,
       onError: this.onError,
@@ -166,9 +174,13 @@ export class ExchangeChannels {
         return this.send(this.channel(`tpsl-${ev.tpsl.userId}`), toTpSl(ev.tpsl));
       case 'account':
         return this.send(this.channel(`user-${ev.userId}`), toAccountEvent(ev.userId, ev.marginCall, ev.updatedAt));
-      case 'trade':
-        this.send(this.channel(`recent-trade-${ev.trade.instrument}`), toRecentTrade(ev.trade));
-        return this.send(this.channel(`trade-${ev.trade.instrument}`), toTradeEvent(ev.trade));
+      case 'trade': {
+        const recent = this.channel(`recent-trade-${ev.trade.instrument}`);
+        if (this.hasSubscribers(recent)) this.send(recent, toRecentTrade(ev.trade));
+        const trade = this.channel(`trade-${ev.trade.instrument}`);
+        if (this.hasSubscribers(trade)) this.send(trade, toTradeEvent(ev.trade));
+        return;
+      }
       case 'book':
         return this.scheduleBooks(ev.instrument);
       case 'instrument': {
@@ -192,9 +204,12 @@ export class ExchangeChannels {
 
   private scheduleBooks(instrument: string): void {
     for (const suffix of BOOK_SUFFIXES) {
+      const channel = this.channel(`orderBook-${instrument}-${suffix}`);
+      // A later subscriber gets the state of the next change, as it would have with a publication now.
+      if (!this.hasSubscribers(channel)) continue;
       const best = suffix === 'best';
       const grouping = best ? 0 : parseUnits(suffix);
-      this.books.schedule(this.channel(`orderBook-${instrument}-${suffix}`), () => {
+      this.books.schedule(channel, () => {
         const d = this.engine.depth(instrument, best ? 1 : BOOK_CHANNEL_LEVELS, grouping);
         return d ? toDepthEvent(d, best) : { instrument, orderBook: { t: this.now(), asks: [], bids: [] } };
       });

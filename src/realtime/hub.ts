@@ -20,6 +20,11 @@ export class Hub {
     return this.count;
   }
 
+  /** Whether any connection of this node is subscribed to the channel. */
+  has(channel: string): boolean {
+    return this.channels.has(channel);
+  }
+
   /** Registers the subscriber; resolves once the broker delivers the channel to this node,
    *  so a history read after it cannot miss a publication. */
   async add(channel: string, sub: HubSubscriber): Promise<void> {

@@ -45,6 +45,12 @@ export interface RealtimeServer {
   /** Publishes to every subscriber (and to history when the channel keeps it). */
   publish(channel: string, data: unknown): Promise<StreamPosition>;
   history(channel: string, opts: HistoryOptions): Promise<HistoryResult>;
+  /**
+   * False only when nobody can receive a publication on the channel: no local subscriber and the broker
+   * is this server's own in-process one (a shared broker may have subscribers on other nodes). Lets
+   * publishers skip building data for channels without history that nobody listens to.
+   */
+  hasSubscribers(channel: string): boolean;
   readonly stats: RealtimeStats;
   /** Standalone mode only: starts listening (port 0 = random). */
   listen(port?: number, host?: string): Promise<AddressInfo>;
@@ -180,6 +186,9 @@ export function createRealtimeServer(opts: RealtimeServerOptions): RealtimeServe
     },
     history(channel, o) {
       return broker.history(channel, o);
+    },
+    hasSubscribers(channel) {
+      return !ownBroker || hub.has(channel);
     },
     listen(port = 0, host = '127.0.0.1') {
       if (opts.server) return Promise.reject(new Error('attached to an existing server: listen on it instead'));

@@ -4,9 +4,11 @@ import { recoverSigner } from './recover.js';
 import { typedDataDigest } from './eip712.js';
 import { Eip712EncodingError } from './errors.js';
 import type { WorkerRequest, WorkerResponse } from './worker-protocol.js';
+import { lowerThreadPriority } from '../workers/thread-priority.js';
 
 if (!parentPort) throw new Error('recover-worker must run in a worker thread');
 const port = parentPort;
+lowerThreadPriority(); // parallel capacity: must not preempt the event loop (see thread-priority.ts)
 
 port.on('message', (req: WorkerRequest) => {
   const results: WorkerResponse['results'] = [];

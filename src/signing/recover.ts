@@ -8,7 +8,7 @@
  * Deliberately narrower than ethers: 64-byte EIP-2098 compact signatures and EIP-155-style
  * v ≥ 35 (a transaction encoding) are refused; the wire contract fixes 65 bytes with v = 27/28.
  */
-import { keccak_256 } from '@noble/hashes/sha3';
+import { keccak256 } from './keccak.js';
 import { secp256k1 } from './secp256k1-backend.js';
 
 const SIGNATURE_RE = /^0x[0-9a-f]{130}$/i;
@@ -39,7 +39,7 @@ export function recoverSigner(digest: Uint8Array, signatureHex: string): string 
     // r or s zero / above the curve order, or no point for this r: not a signature.
     return null;
   }
-  return '0x' + Buffer.from(keccak_256(pub.subarray(1))).subarray(12).toString('hex');
+  return '0x' + Buffer.from(keccak256(pub.subarray(1))).subarray(12).toString('hex');
 }
 
 /** EIP-191 personal_sign digest: keccak("\x19Ethereum Signed Message:\n" + byteLength + message). */
@@ -49,5 +49,5 @@ export function personalMessageDigest(message: string): Uint8Array {
   const buf = new Uint8Array(prefix.length + body.length);
   buf.set(prefix, 0);
   buf.set(body, prefix.length);
-  return keccak_256(buf);
+  return keccak256(buf);
 }

@@ -10,12 +10,13 @@
  * thread 8.7–11.9 k/s. `digestOn: 'main'` (only 32-byte digests travel, in one transferred
  * buffer) stays available for machines where that balance differs.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { typedDataDigest } from './eip712.js';
 import { Eip712EncodingError } from './errors.js';
 import { recoverSigner } from './recover.js';
 import type { SignatureVerifier, SignedMessage, SignedType } from './types.js';
 import type { WorkerRequest, WorkerResponse } from './worker-protocol.js';
+import { startSiblingWorker } from '../workers/start-worker.js';
 
 export interface SignatureVerifierOptions {
   /** 0 → recover on the calling thread; N → a pool of N worker threads. */
@@ -63,19 +64,6 @@ interface PoolWorker {
 
 /** Below this many items a batch is not split across workers: a postMessage costs about one recovery. */
 const MIN_CHUNK = 16;
-
-/**
- * Under tsx this module is a .ts file and so is the worker. `execArgv: ['--import', 'tsx']` does
- * not work for a .ts worker entry on Node 20 (measured: ERR_UNKNOWN_FILE_EXTENSION, the loader
- * hooks are not active yet when the entry loads), so a two-line bootstrap registers tsx in the
- * worker first and then imports the entry. A compiled build (.js siblings) starts the worker directly.
- */
-function startWorker(): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./recover-worker.js', import.meta.url));
-  const entry = new URL('./recover-worker.ts', import.meta.url).href;
-  const boot = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(boot, { eval: true });
-}
 
 class WorkerPoolVerifier implements SignatureVerifier {
   private readonly workers: PoolWorker[] = [];
@@ -126,7 +114,7 @@ class WorkerPoolVerifier implements SignatureVerifier {
   }
 
   private spawn(): PoolWorker {
-    const worker = startWorker();
+    const worker = startSiblingWorker(import.meta.url, 'recover-worker');
     const pw: PoolWorker = { worker, inflight: 0, batches: new Map() };
     worker.unref(); // an idle pool must not keep the process alive; ref'd while work is in flight
     worker.on('message', (res: WorkerResponse) => this.onResult(pw, res));

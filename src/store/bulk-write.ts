@@ -17,7 +17,7 @@ export type ConflictAction = { keys: readonly string[]; update: 'all' | 'none' }
 
 const sqlCache = new Map<string, string>();
 
-function insertSql(kind: StoreDialectKind, table: string, columns: readonly string[], rows: number, conflict: ConflictAction): string {
+export function insertSql(kind: StoreDialectKind, table: string, columns: readonly string[], rows: number, conflict: ConflictAction): string {
   const cacheKey = `${kind}|${table}|${columns.join(',')}|${rows}|${conflict.keys.join(',')}|${conflict.update}`;
   const cached = sqlCache.get(cacheKey);
   if (cached) return cached;

@@ -27,13 +27,17 @@ export interface ReadStore {
   close(): Promise<void>;
 }
 
-function sqliteDialect(file: string): SqliteDialect {
+function openSqlite(file: string): Database.Database {
   const sqlite = new Database(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('temp_store = MEMORY');
   // Upserts touch several indexes per row; a bigger page cache keeps their hot pages in memory.
   sqlite.pragma('cache_size = -65536');
+  // Each projection commit rewrites the index pages it touched into the WAL; checkpointing every 10,000
+  // pages (~40 MB) instead of SQLite's 1,000 copies a page that changed in many commits back once, not
+  // once per 4 MB: measured ~95 → ~63 µs CPU per projected order (batches of 30 new orders).
+  sqlite.pragma('wal_autocheckpoint = 10000');
   sqlite.defaultSafeIntegers(true);
   // Exact Σ a×b for user-charts.ts (SQLite integers overflow to floating point; money must not).
   sqlite.aggregate('exact_product_sum', {
@@ -41,7 +45,7 @@ function sqliteDialect(file: string): SqliteDialect {
     step: ((acc: bigint, a: bigint | null, b: bigint | null) => (a === null || b === null ? acc : acc + BigInt(a) * BigInt(b))) as (acc: bigint, ...v: unknown[]) => bigint,
     result: (acc: bigint) => acc.toString(),
   });
-  return new SqliteDialect({ database: sqlite });
+  return sqlite;
 }
 
 function postgresDialect(connectionString: string, poolSize = 10): PostgresDialect {
@@ -49,7 +53,15 @@ function postgresDialect(connectionString: string, poolSize = 10): PostgresDiale
 }
 
 export async function openReadStore(config: StoreConfig): Promise<ReadStore> {
-  const dialect = config.kind === 'sqlite' ? sqliteDialect(config.file) : postgresDialect(config.connectionString, config.poolSize);
+  // The projector writes through the raw SQLite handle too (same connection, see Projector).
+  let sqlite: Database.Database | undefined;
+  let dialect: SqliteDialect | PostgresDialect;
+  if (config.kind === 'sqlite') {
+    sqlite = openSqlite(config.file);
+    dialect = new SqliteDialect({ database: sqlite });
+  } else {
+    dialect = postgresDialect(config.connectionString, config.poolSize);
+  }
   const db = new Kysely<StoreDatabase>({ dialect });
   try {
     await migrateToLatest(db, config.kind);
@@ -60,7 +72,7 @@ export async function openReadStore(config: StoreConfig): Promise<ReadStore> {
   return {
     kind: config.kind,
     db,
-    projector: new Projector(db, config.kind),
+    projector: new Projector(db, config.kind, sqlite),
     queries: new StoreQueries(db),
     statistics: new StoreStatistics(db, config.kind),
     close: () => db.destroy(),

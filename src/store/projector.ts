@@ -11,14 +11,15 @@
  * Events that are not history (book, instrument, matcher, account, price) are ignored: their live state
  * is served by the engine and the real-time channels.
  */
-import type { Kysely, Transaction } from 'kysely';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { EngineEvent } from '../engine/records.js';
-import { insertRows } from './bulk-write.js';
+import { insertRows, insertSql, type ConflictAction } from './bulk-write.js';
 import {
   fillRow, fundingRow, orderFeeRow, orderRow, toMoney, toNum, tpslRow, tradeRow, transferRow,
 } from './codec.js';
 import { applyPositionEvent, closeTypeOfGroup, type Lifetime, type PositionTrack } from './position-lifetime.js';
-import type { StoreDatabase } from './schema.js';
+import type { PositionHistoryTable, PositionLastTable, StoreDatabase } from './schema.js';
 import type { CloseType, StoreDialectKind } from './types.js';
 
 export interface EventBatch {
@@ -57,19 +58,39 @@ class PendingWrites {
 
 const trackKey = (userId: number, instrument: string) => `${userId}|${instrument}`;
 
+/** A read the fold needs from rows earlier calls wrote; yielded by foldBatch, answered by the caller. */
+type FoldRead =
+  | { kind: 'track'; userId: number; instrument: string }
+  | { kind: 'orderGroup'; userId: number; orderId: string };
+
+type PositionLastRow = Selectable<PositionLastTable>;
+type PositionHistoryRow = Selectable<PositionHistoryTable>;
+
 export class Projector {
+  private readonly sqlite: SqliteProjectionWriter | undefined;
+
+  /**
+   * `sqliteHandle`: the better-sqlite3 connection behind `db` (SQLite only). With it, project() runs as one
+   * synchronous transaction with cached prepared statements; Kysely would build, compile and prepare a
+   * fresh statement for every query, which cost ~200 µs per order on the HTTP hot path.
+   */
   constructor(
     private readonly db: Kysely<StoreDatabase>,
     private readonly kind: StoreDialectKind,
-  ) {}
+    sqliteHandle?: BetterSqlite3.Database,
+  ) {
+    this.sqlite = kind === 'sqlite' && sqliteHandle ? new SqliteProjectionWriter(sqliteHandle) : undefined;
+  }
 
   /** Highest journal seq already projected (0 when empty). */
   async lastSeq(): Promise<number> {
+    if (this.sqlite) return this.sqlite.lastSeq();
     const row = await this.db.selectFrom('projector_meta').select('last_seq').where('id', '=', 1).executeTakeFirst();
     return row ? toNum(row.last_seq) : 0;
   }
 
   async project(batches: readonly EventBatch[]): Promise<ProjectResult> {
+    if (this.sqlite) return this.sqlite.project(batches);
     if (batches.length === 0) return { applied: 0, skipped: 0, rows: 0, lastSeq: await this.lastSeq() };
     return this.db.transaction().execute(async (trx) => {
       let meta = trx.selectFrom('projector_meta').select('last_seq').where('id', '=', 1);
@@ -85,7 +106,8 @@ export class Projector {
           skipped++;
           continue;
         }
-        await this.fold(trx, pending, batch);
+        const fold = foldBatch(pending, batch);
+        for (let r = fold.next(); !r.done; ) r = fold.next(await this.read(trx, r.value));
         last = batch.seq;
         applied++;
       }
@@ -96,158 +118,259 @@ export class Projector {
     });
   }
 
-  private async fold(trx: Transaction<StoreDatabase>, w: PendingWrites, batch: EventBatch): Promise<void> {
-    const { seq, events } = batch;
-    // Which order's fill touched each user+instrument last in this batch (close type of a closing event).
-    let lastFillOrder: Map<string, string> | undefined;
-    for (let ev = 0; ev < events.length; ev++) {
-      const e = events[ev]!;
-      switch (e.type) {
-        case 'order': {
-          const key = `${e.order.userId}|${e.order.id}`;
-          w.orders.set(key, orderRow(e.order, seq));
-          w.orderGroups.set(key, e.order.group);
-          break;
-        }
-        case 'fill':
-          w.fills.push(fillRow(e.fill, seq, ev));
-          break;
-        case 'trade':
-          w.trades.push(tradeRow(e.trade, seq, ev));
-          break;
-        case 'funding':
-          w.funding.push(fundingRow(e.funding, seq, ev));
-          break;
-        case 'orderFee':
-          w.orderFees.push(orderFeeRow(e.fee, seq, ev));
-          break;
-        case 'transfer':
-          w.transfers.set(e.transfer.id, transferRow(e.transfer, seq));
-          break;
-        case 'tpsl':
-          w.tpsl.set(`${e.tpsl.userId}|${e.tpsl.id}`, tpslRow(e.tpsl, seq));
-          break;
-        case 'position': {
-          const p = e.position;
-          const tk = trackKey(p.userId, p.instrument);
-          const track = w.tracks.get(tk) ?? (await this.loadTrack(trx, p.userId, p.instrument));
-          w.tracks.set(tk, track);
-          lastFillOrder ??= lastFillOrders(events);
-          let closeType: CloseType = 'manually';
-          const closing = track.open !== null && (p.quantity === 0 || p.side !== track.open.side || p.id !== track.open.positionId);
-          if (closing) {
-            const orderId = lastFillOrder.get(tk);
-            if (orderId !== undefined) closeType = closeTypeOfGroup(await this.orderGroup(trx, w, p.userId, orderId));
-          }
-          for (const l of applyPositionEvent(track, p, seq, ev, () => closeType)) w.lifetimes.set(l.id, l);
-          break;
-        }
-        default:
-          break; // live state only (book, instrument, matcher, account, price)
-      }
+  private async read(trx: Transaction<StoreDatabase>, q: FoldRead): Promise<PositionTrack | string | undefined> {
+    if (q.kind === 'orderGroup') {
+      const row = await trx
+        .selectFrom('orders')
+        .select('order_group')
+        .where('user_id', '=', q.userId)
+        .where('id', '=', q.orderId)
+        .executeTakeFirst();
+      return row?.order_group;
     }
-  }
-
-  private async orderGroup(trx: Transaction<StoreDatabase>, w: PendingWrites, userId: number, orderId: string): Promise<string | undefined> {
-    const seen = w.orderGroups.get(`${userId}|${orderId}`);
-    if (seen !== undefined) return seen;
-    const row = await trx
-      .selectFrom('orders')
-      .select('order_group')
-      .where('user_id', '=', userId)
-      .where('id', '=', orderId)
-      .executeTakeFirst();
-    return row?.order_group;
-  }
-
-  private async loadTrack(trx: Transaction<StoreDatabase>, userId: number, instrument: string): Promise<PositionTrack> {
     const last = await trx
       .selectFrom('position_last')
       .selectAll()
-      .where('user_id', '=', userId)
-      .where('instrument', '=', instrument)
+      .where('user_id', '=', q.userId)
+      .where('instrument', '=', q.instrument)
       .executeTakeFirst();
     const open = await trx
       .selectFrom('position_history')
       .selectAll()
-      .where('user_id', '=', userId)
-      .where('instrument', '=', instrument)
+      .where('user_id', '=', q.userId)
+      .where('instrument', '=', q.instrument)
       .where('close_at', 'is', null)
       .executeTakeFirst();
-    return {
-      last: last
-        ? {
-            positionId: last.position_id,
-            side: last.side as 'BUY' | 'SELL',
-            quantity: toMoney(last.quantity),
-            costBasis: toMoney(last.cost_basis),
-            realizedPnL: toMoney(last.realized_pnl),
-            fee: toMoney(last.fee),
-            fundingPaid: toMoney(last.funding_paid),
-          }
-        : null,
-      open: open
-        ? {
-            id: open.id,
-            userId: toNum(open.user_id),
-            instrument: open.instrument,
-            positionId: open.position_id,
-            side: open.side as 'BUY' | 'SELL',
-            openAt: toNum(open.open_at),
-            closeAt: null,
-            maxQuantity: toMoney(open.max_quantity),
-            quantity: toMoney(open.quantity),
-            entryQuantity: toMoney(open.entry_quantity),
-            entryValue: toMoney(open.entry_value),
-            exitQuantity: toMoney(open.exit_quantity),
-            exitValue: toMoney(open.exit_value),
-            realizedPnL: toMoney(open.realized_pnl),
-            fee: toMoney(open.fee),
-            fundingPaid: toMoney(open.funding_paid),
-            closeType: null,
-            seq: toNum(open.seq),
-          }
-        : null,
-    };
+    return trackFromRows(last, open);
   }
 
   private async write(trx: Transaction<StoreDatabase>, w: PendingWrites): Promise<number> {
     const db = trx as unknown as Kysely<any>;
-    const orders = [...w.orders.values()];
-    const transfers = [...w.transfers.values()];
-    const tpsl = [...w.tpsl.values()];
-    const lifetimes = [...w.lifetimes.values()].map(lifetimeRow);
-    const positionLast = [...w.tracks.entries()]
-      .filter(([, t]) => t.last !== null)
-      .map(([k, t]) => {
-        const l = t.last!;
-        const sep = k.indexOf('|');
-        return {
-          user_id: Number(k.slice(0, sep)),
-          instrument: k.slice(sep + 1),
-          position_id: l.positionId,
-          side: l.side,
-          quantity: l.quantity,
-          cost_basis: l.costBasis,
-          realized_pnl: l.realizedPnL,
-          fee: l.fee,
-          funding_paid: l.fundingPaid,
-        };
-      });
-    await insertRows(db, this.kind, 'orders', orders, { keys: ['user_id', 'id'], update: 'all' });
-    await insertRows(db, this.kind, 'fills', w.fills, { keys: ['execution_id', 'order_id'], update: 'none' });
-    await insertRows(db, this.kind, 'trades', w.trades, { keys: ['execution_id'], update: 'none' });
-    await insertRows(db, this.kind, 'funding_changes', w.funding, { keys: ['seq', 'ev'], update: 'none' });
-    await insertRows(db, this.kind, 'order_fees', w.orderFees, { keys: ['id'], update: 'none' });
-    await insertRows(db, this.kind, 'transfers', transfers, { keys: ['id'], update: 'all' });
-    await insertRows(db, this.kind, 'tpsl', tpsl, { keys: ['user_id', 'id'], update: 'all' });
-    await insertRows(db, this.kind, 'position_last', positionLast, { keys: ['user_id', 'instrument'], update: 'all' });
-    await insertRows(db, this.kind, 'position_history', lifetimes, { keys: ['id'], update: 'all' });
-    return (
-      orders.length + w.fills.length + w.trades.length + w.funding.length + w.orderFees.length + transfers.length +
-      tpsl.length + positionLast.length + lifetimes.length
+    let rows = 0;
+    for (const t of tableWrites(w)) {
+      await insertRows(db, this.kind, t.table, t.rows, t.conflict);
+      rows += t.rows.length;
+    }
+    return rows;
+  }
+}
+
+/**
+ * The SQLite fast path: the same fold and the same rows, written through cached better-sqlite3 statements
+ * (single-row upserts: a prepared statement re-run costs a few µs, a fresh multi-row one costs its parse).
+ * Runs synchronously, so no other query on the connection can interleave with the transaction.
+ */
+class SqliteProjectionWriter {
+  private readonly statements = new Map<string, BetterSqlite3.Statement>();
+  private readonly selectLastSeq: BetterSqlite3.Statement;
+  private readonly updateLastSeq: BetterSqlite3.Statement;
+  private readonly selectPositionLast: BetterSqlite3.Statement;
+  private readonly selectOpenLifetime: BetterSqlite3.Statement;
+  private readonly selectOrderGroup: BetterSqlite3.Statement;
+  private readonly run: (batches: readonly EventBatch[]) => ProjectResult;
+
+  constructor(private readonly db: BetterSqlite3.Database) {
+    this.selectLastSeq = db.prepare('select last_seq from projector_meta where id = 1');
+    this.updateLastSeq = db.prepare('update projector_meta set last_seq = ? where id = 1');
+    this.selectPositionLast = db.prepare('select * from position_last where user_id = ? and instrument = ?');
+    this.selectOpenLifetime = db.prepare('select * from position_history where user_id = ? and instrument = ? and close_at is null');
+    this.selectOrderGroup = db.prepare('select order_group from orders where user_id = ? and id = ?');
+    // IMMEDIATE: take the write lock up front, as the async path's first write would.
+    this.run = db.transaction((batches: readonly EventBatch[]) => this.projectInTransaction(batches)).immediate;
+  }
+
+  lastSeq(): number {
+    const row = this.selectLastSeq.get() as { last_seq: number | bigint } | undefined;
+    return row ? toNum(row.last_seq) : 0;
+  }
+
+  project(batches: readonly EventBatch[]): ProjectResult {
+    if (batches.length === 0) return { applied: 0, skipped: 0, rows: 0, lastSeq: this.lastSeq() };
+    return this.run(batches);
+  }
+
+  private projectInTransaction(batches: readonly EventBatch[]): ProjectResult {
+    let last = this.lastSeq();
+    const pending = new PendingWrites();
+    let applied = 0;
+    let skipped = 0;
+    for (const batch of batches) {
+      if (batch.seq <= last) {
+        skipped++;
+        continue;
+      }
+      const fold = foldBatch(pending, batch);
+      for (let r = fold.next(); !r.done; ) r = fold.next(this.read(r.value));
+      last = batch.seq;
+      applied++;
+    }
+    if (applied === 0) return { applied, skipped, rows: 0, lastSeq: last };
+    let rows = 0;
+    for (const t of tableWrites(pending)) {
+      if (t.rows.length === 0) continue;
+      const columns = Object.keys(t.rows[0]!);
+      const stmt = this.upsert(t.table, columns, t.conflict);
+      const params: unknown[] = new Array(columns.length);
+      for (const row of t.rows) {
+        for (let i = 0; i < columns.length; i++) params[i] = row[columns[i]!] ?? null;
+        stmt.run(params);
+      }
+      rows += t.rows.length;
+    }
+    this.updateLastSeq.run(last);
+    return { applied, skipped, rows, lastSeq: last };
+  }
+
+  private read(q: FoldRead): PositionTrack | string | undefined {
+    if (q.kind === 'orderGroup') {
+      const row = this.selectOrderGroup.get(q.userId, q.orderId) as { order_group: string } | undefined;
+      return row?.order_group;
+    }
+    return trackFromRows(
+      this.selectPositionLast.get(q.userId, q.instrument) as PositionLastRow | undefined,
+      this.selectOpenLifetime.get(q.userId, q.instrument) as PositionHistoryRow | undefined,
     );
   }
+
+  private upsert(table: string, columns: readonly string[], conflict: ConflictAction): BetterSqlite3.Statement {
+    const key = `${table}|${columns.join(',')}|${conflict.keys.join(',')}|${conflict.update}`;
+    let stmt = this.statements.get(key);
+    if (!stmt) {
+      stmt = this.db.prepare(insertSql('sqlite', table, columns, 1, conflict));
+      this.statements.set(key, stmt);
+    }
+    return stmt;
+  }
+}
+
+/**
+ * Folds one batch into `w`. A generator so that SQLite (synchronous reads) and PostgreSQL (async reads)
+ * share it: it yields each read it needs and resumes with the answer.
+ */
+function* foldBatch(w: PendingWrites, batch: EventBatch): Generator<FoldRead, void, PositionTrack | string | undefined> {
+  const { seq, events } = batch;
+  // Which order's fill touched each user+instrument last in this batch (close type of a closing event).
+  let lastFillOrder: Map<string, string> | undefined;
+  for (let ev = 0; ev < events.length; ev++) {
+    const e = events[ev]!;
+    switch (e.type) {
+      case 'order': {
+        const key = `${e.order.userId}|${e.order.id}`;
+        w.orders.set(key, orderRow(e.order, seq));
+        w.orderGroups.set(key, e.order.group);
+        break;
+      }
+      case 'fill':
+        w.fills.push(fillRow(e.fill, seq, ev));
+        break;
+      case 'trade':
+        w.trades.push(tradeRow(e.trade, seq, ev));
+        break;
+      case 'funding':
+        w.funding.push(fundingRow(e.funding, seq, ev));
+        break;
+      case 'orderFee':
+        w.orderFees.push(orderFeeRow(e.fee, seq, ev));
+        break;
+      case 'transfer':
+        w.transfers.set(e.transfer.id, transferRow(e.transfer, seq));
+        break;
+      case 'tpsl':
+        w.tpsl.set(`${e.tpsl.userId}|${e.tpsl.id}`, tpslRow(e.tpsl, seq));
+        break;
+      case 'position': {
+        const p = e.position;
+        const tk = trackKey(p.userId, p.instrument);
+        const track = w.tracks.get(tk) ?? ((yield { kind: 'track', userId: p.userId, instrument: p.instrument }) as PositionTrack);
+        w.tracks.set(tk, track);
+        lastFillOrder ??= lastFillOrders(events);
+        let closeType: CloseType = 'manually';
+        const closing = track.open !== null && (p.quantity === 0 || p.side !== track.open.side || p.id !== track.open.positionId);
+        if (closing) {
+          const orderId = lastFillOrder.get(tk);
+          if (orderId !== undefined) {
+            const group = w.orderGroups.get(`${p.userId}|${orderId}`) ??
+              ((yield { kind: 'orderGroup', userId: p.userId, orderId }) as string | undefined);
+            closeType = closeTypeOfGroup(group);
+          }
+        }
+        for (const l of applyPositionEvent(track, p, seq, ev, () => closeType)) w.lifetimes.set(l.id, l);
+        break;
+      }
+      default:
+        break; // live state only (book, instrument, matcher, account, price)
+    }
+  }
+}
+
+/** Every table write of one project() call, in a fixed order, with its conflict rule. */
+function tableWrites(w: PendingWrites): Array<{ table: string; rows: Row[]; conflict: ConflictAction }> {
+  const positionLast = [...w.tracks.entries()]
+    .filter(([, t]) => t.last !== null)
+    .map(([k, t]) => {
+      const l = t.last!;
+      const sep = k.indexOf('|');
+      return {
+        user_id: Number(k.slice(0, sep)),
+        instrument: k.slice(sep + 1),
+        position_id: l.positionId,
+        side: l.side,
+        quantity: l.quantity,
+        cost_basis: l.costBasis,
+        realized_pnl: l.realizedPnL,
+        fee: l.fee,
+        funding_paid: l.fundingPaid,
+      };
+    });
+  return [
+    { table: 'orders', rows: [...w.orders.values()], conflict: { keys: ['user_id', 'id'], update: 'all' } },
+    { table: 'fills', rows: w.fills, conflict: { keys: ['execution_id', 'order_id'], update: 'none' } },
+    { table: 'trades', rows: w.trades, conflict: { keys: ['execution_id'], update: 'none' } },
+    { table: 'funding_changes', rows: w.funding, conflict: { keys: ['seq', 'ev'], update: 'none' } },
+    { table: 'order_fees', rows: w.orderFees, conflict: { keys: ['id'], update: 'none' } },
+    { table: 'transfers', rows: [...w.transfers.values()], conflict: { keys: ['id'], update: 'all' } },
+    { table: 'tpsl', rows: [...w.tpsl.values()], conflict: { keys: ['user_id', 'id'], update: 'all' } },
+    { table: 'position_last', rows: positionLast, conflict: { keys: ['user_id', 'instrument'], update: 'all' } },
+    { table: 'position_history', rows: [...w.lifetimes.values()].map(lifetimeRow), conflict: { keys: ['id'], update: 'all' } },
+  ];
+}
+
+function trackFromRows(last: PositionLastRow | undefined, open: PositionHistoryRow | undefined): PositionTrack {
+  return {
+    last: last
+      ? {
+          positionId: last.position_id,
+          side: last.side as 'BUY' | 'SELL',
+          quantity: toMoney(last.quantity),
+          costBasis: toMoney(last.cost_basis),
+          realizedPnL: toMoney(last.realized_pnl),
+          fee: toMoney(last.fee),
+          fundingPaid: toMoney(last.funding_paid),
+        }
+      : null,
+    open: open
+      ? {
+          id: open.id,
+          userId: toNum(open.user_id),
+          instrument: open.instrument,
+          positionId: open.position_id,
+          side: open.side as 'BUY' | 'SELL',
+          openAt: toNum(open.open_at),
+          closeAt: null,
+          maxQuantity: toMoney(open.max_quantity),
+          quantity: toMoney(open.quantity),
+          entryQuantity: toMoney(open.entry_quantity),
+          entryValue: toMoney(open.entry_value),
+          exitQuantity: toMoney(open.exit_quantity),
+          exitValue: toMoney(open.exit_value),
+          realizedPnL: toMoney(open.realized_pnl),
+          fee: toMoney(open.fee),
+          fundingPaid: toMoney(open.funding_paid),
+          closeType: null,
+          seq: toNum(open.seq),
+        }
+      : null,
+  };
 }
 
 function lastFillOrders(events: readonly EngineEvent[]): Map<string, string> {

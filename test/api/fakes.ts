@@ -69,7 +69,7 @@ export function account(): AvailableBalanceView {
 }
 
 export class FakeEngine implements ExchangeEngine {
-  readonly seq = 0;
+  seq: number = 0;
   configs: InstrumentConfig[] = DEMO_INSTRUMENTS;
   orders: OrderView[] = [orderView()];
   positionList: PositionView[] = [positionView()];

@@ -117,7 +117,7 @@ for (const dialect of DIALECTS) {
       ts = await dialect.open();
       const all = [...history.batches, ...positions.batches];
       for (let i = 0; i < all.length; i += 1000) await ts.store.projector.project(all.slice(i, i + 1000));
-      const { deps } = makeDeps({ readStore: readStoreAdapter(ts.store.queries, ts.store.statistics), clock: () => now });
+      const { deps } = makeDeps({ readStore: readStoreAdapter(ts.store.queries, { stats: ts.store.statistics }), clock: () => now });
       app = await buildServer(deps, { logger: false });
     });
     after(async () => {

@@ -170,6 +170,28 @@ describe('gateway routes', () => {
     assert.equal(ok.statusCode, 200, ok.body);
   });
 
+  test('body defaults apply when a field is absent (leverage 1, GTC; market IOC) and never override a sent value', async () => {
+    const base = VALID.find((r) => r.route === '/api/v2/order/limit')!.body as Record<string, unknown>;
+    const { leverage: _l, timeInForce: _t, ...bare } = base;
+    env.verifier.calls.length = 0;
+    const before = env.calls.length;
+    const ok = await app.inject({ method: 'POST', url: '/api/v2/order/limit', headers: AUTH, payload: bare });
+    assert.equal(ok.statusCode, 200, ok.body);
+    const placed = env.calls[before] as { kind: string; order: { leverage: number; timeInForce: string } };
+    assert.equal(placed.order.leverage, 1);
+    assert.equal(placed.order.timeInForce, 'GTC');
+    assert.equal(env.verifier.calls[0].message.leverage, 1n);
+    const sent = await app.inject({ method: 'POST', url: '/api/v2/order/limit', headers: AUTH, payload: { ...bare, id: newOrderId(77), leverage: 5, timeInForce: 'IOC' } });
+    assert.equal(sent.statusCode, 200, sent.body);
+    const placed2 = env.calls[before + 1] as { order: { leverage: number; timeInForce: string } };
+    assert.deepEqual([placed2.order.leverage, placed2.order.timeInForce], [5, 'IOC']);
+    const market = VALID.find((r) => r.route === '/api/v2/order/market')!.body as Record<string, unknown>;
+    const { timeInForce: _mt, ...bareMarket } = market;
+    const m = await app.inject({ method: 'POST', url: '/api/v2/order/market', headers: AUTH, payload: { ...bareMarket, id: newOrderId(78) } });
+    assert.equal(m.statusCode, 200, m.body);
+    assert.equal((env.calls[before + 2] as { order: { timeInForce: string } }).order.timeInForce, 'IOC');
+  });
+
   test('signature: message built per the wire contract; mismatch refused; wallet compared case-insensitively', async () => {
     const base = VALID.find((r) => r.route === '/api/v2/order/limit')!.body as Record<string, unknown>;
     env.verifier.calls.length = 0;

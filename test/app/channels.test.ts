@@ -80,4 +80,34 @@ describe('realtime channels mapping', () => {
     assert.equal(best.instrument, 'BTCUSDT');
     assert.equal(best.orderBook.t, 5);
   });
+
+  test('order-book and trade channels nobody subscribes to are not built; user channels always are (history)', () => {
+    const sent: Array<[string, unknown]> = [];
+    let depthBuilds = 0;
+    const subscribed = new Set([`${ENV}:orderBook-BTCUSDT-1`]);
+    const engine = {
+      instrumentConfig: (id: string) => DEMO_INSTRUMENTS.find((i) => i.id === id),
+      depth: (instrument: string) => {
+        depthBuilds++;
+        return { instrument, t: 5, asks: [], bids: [] };
+      },
+    } as unknown as ExchangeEngine;
+    const ch = new ExchangeChannels({
+      env: ENV,
+      engine,
+      publish: (c, d) => void sent.push([c, d]),
+      hasSubscribers: (c) => subscribed.has(c),
+      auth: { verifyAccessToken: async () => null },
+    });
+    ch.onBatch({
+      events: [
+        { type: 'order', order: orderView() },
+        { type: 'trade', trade: { executionId: 'e', instrument: 'BTCUSDT', side: 'BUY', quantity: 1e8, price: 100e8, createdAt: 1 } },
+        { type: 'book', instrument: 'BTCUSDT', t: 5 },
+      ],
+    });
+    ch.stop();
+    assert.deepEqual(sent.map(([c]) => c).sort(), [`${ENV}:order-${USER.exchangeId}`, `${ENV}:orderBook-BTCUSDT-1`].sort());
+    assert.equal(depthBuilds, 1);
+  });
 });

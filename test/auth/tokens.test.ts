@@ -162,3 +162,27 @@ test('the signing key is created once (mode 0600) and reused by a second instanc
     cleanup();
   }
 });
+
+test('verified tokens and users are cached, but a role change shows at once and a cached token still expires', async () => {
+  const { auth, clock, db, cleanup } = await makeService({ accessTokenTtlSec: 60 });
+  try {
+    const { user, token } = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
+    const bearer = { authorization: `Bearer ${token.accessToken}` };
+    assert.equal((await auth.authenticate(bearer))?.user.role, 'user');
+    // Served from the caches now: a role change through the service must still be visible immediately.
+    auth.setRole(user.exchangeId, 'admin');
+    assert.equal((await auth.authenticate(bearer))?.user.role, 'admin');
+    // A user edited behind the service's back (another process) shows within the user TTL.
+    db.prepare("UPDATE auth_users SET role = 'user' WHERE id = ?").run(user.id);
+    clock.advance(10_001);
+    assert.equal((await auth.authenticate(bearer))?.user.role, 'user');
+    // The cache never outlives the token.
+    clock.advance(50_000);
+    assert.equal(await auth.authenticate(bearer), null);
+    // A token that differs from the cached one in one character is verified (and refused), not looked up.
+    const [h, p, s] = token.accessToken.split('.');
+    assert.equal(await auth.verifyAccessToken([h, p, s.slice(0, -1) + (s.endsWith('A') ? 'B' : 'A')].join('.')), null);
+  } finally {
+    cleanup();
+  }
+});

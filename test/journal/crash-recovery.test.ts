@@ -30,8 +30,11 @@ class Child {
   readonly exited: Promise<number | null>;
   onAck: (words: string[]) => void = () => {};
 
-  constructor(dir: string, kind: EngineKind) {
-    this.proc = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, kind, '400'], { stdio: 'pipe' });
+  constructor(dir: string, kind: EngineKind, journal: JournalWriter) {
+    this.proc = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, kind, '400'], {
+      stdio: 'pipe',
+      env: { ...process.env, JOURNAL_WRITER: journal },
+    });
     this.proc.stderr.on('data', (d: Buffer) => (this.stderr += d.toString()));
     this.exited = new Promise((resolve) => this.proc.on('exit', (code) => resolve(code)));
     this.proc.stdin.on('error', () => {}); // EPIPE after SIGKILL is expected
@@ -119,8 +122,12 @@ function realWorkload(): Workload {
   };
 }
 
+/** Which SqliteJournal variant the child runs: inline writes, or the writer thread (what the app uses). */
+type JournalWriter = 'inline' | 'thread';
+
 async function crashRounds(
   kind: EngineKind, workload: Workload, rounds: number, perRound: number, note: (msg: string) => void,
+  writer: JournalWriter = 'inline',
 ): Promise<void> {
   const seed = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
   const random = mulberry32(seed);
@@ -129,7 +136,7 @@ async function crashRounds(
   let current: Child | undefined;
   try {
     for (let round = 0; round <= rounds; round++) {
-      const child = new Child(dir, kind);
+      const child = new Child(dir, kind, writer);
       current = child;
       const [, readySeq] = await child.next('ready');
       note(`round ${round}: recovered at seq ${readySeq}, ${acked.length} acknowledged so far (seed ${seed})`);
@@ -198,6 +205,10 @@ async function crashRounds(
 
 test('crash recovery with the fake engine: acked commands survive SIGKILL, state equals clean replay', { timeout: 60_000 }, async (t) => {
   await crashRounds('fake', fakeWorkload, 3, 4000, (m) => t.diagnostic(m));
+});
+
+test('crash recovery with the journal writer thread: acked commands survive SIGKILL', { timeout: 60_000 }, async (t) => {
+  await crashRounds('fake', fakeWorkload, 3, 4000, (m) => t.diagnostic(m), 'thread');
 });
 
 test('crash recovery with the real engine', { timeout: 60_000, skip: !realEngineExists() && 'src/engine/engine.ts not there yet' }, async (t) => {

@@ -13,6 +13,7 @@ import {
 import * as A from '../amounts.js';
 import { SECURITY, userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
+import { RenderedDepthCache } from '../depth-cache.js';
 import { notFound } from '../errors.js';
 import { Instrument, InstrumentParams } from '../schemas.js';
 
@@ -29,6 +30,7 @@ const PowerQuery = Type.Object({ instrument: Instrument });
 export function marketRoutes(ctx: RouteContext) {
   return async function plugin(app: FastifyInstance) {
     const tags = ['market'];
+    const depthBodies = new RenderedDepthCache();
     const stats = async (id: string): Promise<InstrumentStats | undefined> => ctx.readStore?.instrumentStats?.(id);
 
     app.get('/api/market', {
@@ -66,14 +68,24 @@ export function marketRoutes(ctx: RouteContext) {
 
     app.get('/api/market/:instrument/deep', {
       schema: { tags, summary: 'Order book grouped by price level', params: InstrumentParams, querystring: DepthQuery, response: { 200: DepthRecord, ...errors } },
-    }, async (req) => {
+    }, async (req, reply) => {
       const { instrument } = req.params as Static<typeof InstrumentParams>;
       const q = req.query as Static<typeof DepthQuery>;
       A.pathInstrument(ctx.engine, instrument);
       const best = q.marketLevel === 1;
-      const depth = ctx.engine.depth(instrument, best ? 1 : q.maxLevel ?? 20, parseUnits(q.roundPrice ?? '0.1'));
-      if (!depth) throw notFound('INSTRUMENT_NOT_FOUND', `Unknown instrument ${instrument}`);
-      return toDepth(depth, best);
+      const maxLevel = best ? 1 : q.maxLevel ?? 20;
+      const roundPrice = q.roundPrice ?? '0.1';
+      const seq = ctx.engine.seq;
+      const key = `${instrument}|${maxLevel}|${roundPrice}|${best}`;
+      let body = Number.isSafeInteger(seq) ? depthBodies.get(seq, key) : undefined;
+      if (body === undefined) {
+        const depth = ctx.engine.depth(instrument, maxLevel, parseUnits(roundPrice));
+        if (!depth) throw notFound('INSTRUMENT_NOT_FOUND', `Unknown instrument ${instrument}`);
+        // The route's own serializer: the same bytes as returning the record, rendered once.
+        body = String(reply.serialize(toDepth(depth, best)));
+        if (Number.isSafeInteger(seq)) depthBodies.set(seq, key, body);
+      }
+      return reply.type('application/json; charset=utf-8').send(body);
     });
 
     app.get('/api/market/:instrument/recent-trades', {

@@ -1,0 +1,80 @@
+/**
+ * Feeds event batches to the read-model projector in groups (one project() call per group), behind the
+ * sequencer. Batches already projected (seq ≤ last_seq) are skipped by the projector itself.
+ *
+ * Projection runs behind the acknowledgements (on a worker thread by default), so history reads wait
+ * until it has caught up with every command applied when the read starts: a client that got a reply for
+ * a command then sees that command's effect in its history (read-your-writes).
+ */
+import type pino from 'pino';
+import type { EventBatch } from '../sequencer/event-bus.js';
+import type { Projector } from '../store/index.js';
+
+/** A read never waits longer than this for the projection (a stuck or detached feed must not hang reads). */
+const DEFAULT_CATCH_UP_TIMEOUT_MS = 2000;
+
+export class ProjectorFeed {
+  private buffer: EventBatch[] = [];
+  private running: Promise<void> | undefined;
+  /** Highest seq handed to the projector and finished (applied, skipped, or failed and logged). */
+  private doneSeq: number;
+  private waiters: Array<{ seq: number; resolve: () => void }> = [];
+
+  constructor(
+    private readonly projector: Pick<Projector, 'project'>,
+    private readonly log: pino.Logger,
+    startSeq: number,
+    private readonly catchUpTimeoutMs = DEFAULT_CATCH_UP_TIMEOUT_MS,
+  ) {
+    this.doneSeq = startSeq;
+  }
+
+  readonly push = (batch: EventBatch): void => {
+    this.buffer.push(batch);
+    if (!this.running) this.running = this.loop();
+  };
+
+  /** Resolves once every batch up to `seq` is projected (or after a timeout; then reads may be stale). */
+  whenCaughtUp(seq: number): Promise<void> {
+    if (seq <= this.doneSeq) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w.resolve !== done);
+        this.log.warn({ seq, projectedSeq: this.doneSeq }, 'read model lagging; serving a read without waiting');
+        resolve();
+      }, this.catchUpTimeoutMs);
+      timer.unref();
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.waiters.push({ seq, resolve: done });
+    });
+  }
+
+  async drain(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async loop(): Promise<void> {
+    while (this.buffer.length > 0) {
+      const batches = this.buffer;
+      this.buffer = [];
+      try {
+        await this.projector.project(batches);
+      } catch (err) {
+        this.log.error({ err, fromSeq: batches[0].seq, toSeq: batches[batches.length - 1].seq }, 'read-model projection failed');
+      }
+      this.finished(batches[batches.length - 1].seq);
+    }
+    this.running = undefined;
+  }
+
+  private finished(seq: number): void {
+    if (seq > this.doneSeq) this.doneSeq = seq;
+    if (this.waiters.length === 0) return;
+    const still: typeof this.waiters = [];
+    for (const w of this.waiters) (w.seq <= this.doneSeq ? w.resolve() : still.push(w));
+    this.waiters = still;
+  }
+}

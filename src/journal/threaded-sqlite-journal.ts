@@ -1,0 +1,173 @@
+/**
+ * The SQLite command journal with its writes on a worker thread.
+ *
+ * Same file, table and guarantees as SqliteJournal (a resolved flush() is committed with synchronous=FULL,
+ * i.e. fsynced), but the INSERTs, COMMIT and fsync run on a writer thread: the event loop only serializes
+ * commands (at append time, as before) and posts each batch. An inline flush blocked the event loop for the
+ * whole commit (~2.6 ms per flush measured under the HTTP benchmark), stalling request handling; now the
+ * next group gathers while the previous one is being made durable.
+ *
+ * Fail-stop as SqliteJournal: a failed write (or a dead writer thread) rejects that flush and every later
+ * call, since the on-disk tail no longer matches what was appended.
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import type { Command } from '../engine/commands.js';
+import type { WriterInit, WriterReply, WriterRequest } from './journal-writer-protocol.js';
+import { JournalIntegrityError, type CommandJournal, type JournalEntry } from './ports.js';
+import type { SqliteJournalOptions } from './sqlite-journal.js';
+import { startSiblingWorker } from '../workers/start-worker.js';
+
+const SCHEMA = `CREATE TABLE IF NOT EXISTS commands (
+  seq  INTEGER PRIMARY KEY,
+  ts   INTEGER NOT NULL,
+  body TEXT    NOT NULL
+)`;
+
+interface InFlight {
+  lastSeq: number;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+export class ThreadedSqliteJournal implements CommandJournal {
+  private readonly writer: Worker;
+  private readonly inFlight = new Map<number, InFlight>();
+  private nextId = 1;
+  private seqs: number[] = [];
+  private tss: number[] = [];
+  private bodies: string[] = [];
+  private appendedSeq: number;
+  private appendedTs: number;
+  private committedSeq: number;
+  private failure: Error | undefined;
+  private closed = false;
+  private closing: Promise<void> | undefined;
+  /** The newest write; the writer answers in order, so its commit covers every earlier one. */
+  private newest: Promise<void> = Promise.resolve();
+
+  constructor(private readonly file: string, walAutocheckpointPages = 10_000) {
+    mkdirSync(dirname(file), { recursive: true });
+    // Schema and tail on this thread, so the journal is usable (lastSeq etc.) as soon as it is constructed.
+    const db = new Database(file);
+    try {
+      db.pragma('journal_mode = WAL');
+      db.exec(SCHEMA);
+      const last = db.prepare('SELECT seq, ts FROM commands ORDER BY seq DESC LIMIT 1').get() as { seq: number; ts: number } | undefined;
+      this.appendedSeq = this.committedSeq = last?.seq ?? 0;
+      this.appendedTs = last?.ts ?? 0;
+    } finally {
+      db.close();
+    }
+    const init: WriterInit = { file, walAutocheckpointPages: Math.max(1, Math.floor(walAutocheckpointPages)) };
+    this.writer = startSiblingWorker(import.meta.url, 'journal-writer-worker', init);
+    this.writer.unref(); // idle, it must not keep the process alive; ref'd while a write is in flight
+    this.writer.on('message', (reply: WriterReply) => this.onReply(reply));
+    this.writer.on('error', (err) => this.fail(err));
+    this.writer.on('exit', (code) => {
+      if (!this.closed) this.fail(new Error(`journal writer thread exited with code ${code}`));
+    });
+  }
+
+  append(seq: number, command: Command): void {
+    if (this.closed) throw new Error('journal is closed');
+    if (this.failure) throw this.failure;
+    if (seq !== this.appendedSeq + 1) {
+      throw new JournalIntegrityError(`append seq ${seq} does not follow ${this.appendedSeq}`);
+    }
+    this.seqs.push(seq);
+    this.tss.push(command.ts);
+    this.bodies.push(JSON.stringify(command));
+    this.appendedSeq = seq;
+    this.appendedTs = command.ts;
+  }
+
+  flush(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.seqs.length === 0) return this.newest;
+    const req: WriterRequest = { kind: 'write', id: this.nextId++, seqs: this.seqs, tss: this.tss, bodies: this.bodies };
+    const lastSeq = this.appendedSeq;
+    this.seqs = [];
+    this.tss = [];
+    this.bodies = [];
+    this.newest = this.send(req, lastSeq);
+    return this.newest;
+  }
+
+  /**
+   * Streams committed rows through a private read-only connection (WAL readers see a stable view and do
+   * not block the writer).
+   */
+  *read(fromSeqExclusive: number): Generator<JournalEntry> {
+    const reader = new Database(this.file, { readonly: true, fileMustExist: true });
+    try {
+      const rows = reader
+        .prepare('SELECT seq, body FROM commands WHERE seq > ? ORDER BY seq')
+        .iterate(fromSeqExclusive) as IterableIterator<{ seq: number; body: string }>;
+      for (const row of rows) yield { seq: row.seq, command: JSON.parse(row.body) as Command };
+    } finally {
+      reader.close();
+    }
+  }
+
+  lastSeq(): number {
+    return this.appendedSeq;
+  }
+
+  durableSeq(): number {
+    return this.committedSeq;
+  }
+
+  lastTs(): number {
+    return this.appendedTs;
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      try {
+        if (!this.failure) await this.flush();
+      } finally {
+        this.closed = true;
+        if (!this.failure) await this.send({ kind: 'close', id: this.nextId++ }, this.committedSeq).catch(() => undefined);
+        await this.writer.terminate();
+      }
+    })();
+    return this.closing;
+  }
+
+  private send(req: WriterRequest, lastSeq: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.inFlight.set(req.id, { lastSeq, resolve, reject });
+      if (this.inFlight.size === 1) this.writer.ref();
+      this.writer.postMessage(req);
+    });
+  }
+
+  private onReply(reply: WriterReply): void {
+    const f = this.inFlight.get(reply.id);
+    if (!f) return;
+    this.inFlight.delete(reply.id);
+    if (this.inFlight.size === 0) this.writer.unref();
+    if (reply.ok) {
+      if (f.lastSeq > this.committedSeq) this.committedSeq = f.lastSeq;
+      f.resolve();
+      return;
+    }
+    const err = new Error(reply.message);
+    f.reject(err);
+    this.fail(err);
+  }
+
+  /** Fail-stop: everything not yet committed is lost, so nothing may be appended or acknowledged any more. */
+  private fail(err: Error): void {
+    this.failure ??= err;
+    for (const f of this.inFlight.values()) f.reject(this.failure);
+    this.inFlight.clear();
+  }
+}
+
+export async function openThreadedSqliteJournal(options: SqliteJournalOptions): Promise<ThreadedSqliteJournal> {
+  return new ThreadedSqliteJournal(options.file, options.walAutocheckpointPages);
+}

@@ -1,0 +1,17 @@
+/**
+ * Starts a worker thread on a sibling module of the caller, under tsx as well as from a compiled build.
+ *
+ * Under tsx the caller is a .ts file and so is the worker entry. `execArgv: ['--import', 'tsx']` does not
+ * work for a .ts worker entry on Node 20 (measured: ERR_UNKNOWN_FILE_EXTENSION, the loader hooks are not
+ * active yet when the entry loads), so a two-line bootstrap registers tsx in the worker first and then
+ * imports the entry. A compiled build (.js siblings) starts the worker directly.
+ */
+import { Worker } from 'node:worker_threads';
+
+/** `callerUrl`: the caller's import.meta.url; `entry`: the sibling module's name without extension. */
+export function startSiblingWorker(callerUrl: string, entry: string, workerData?: unknown): Worker {
+  if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`./${entry}.js`, callerUrl), { workerData });
+  const href = new URL(`./${entry}.ts`, callerUrl).href;
+  const boot = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(href)}); });`;
+  return new Worker(boot, { eval: true, workerData });
+}
