@@ -25,10 +25,10 @@ export interface AccountStores {
 }
 
 /** Creates the tables when missing (safe on every start) and prepares the stores. */
-export function openAccountStores(db: Database): AccountStores {
+export function openAccountStores(db: Database, onUserChanged?: (userId: string) => void): AccountStores {
   db.exec(TRADE_SIGNAL_SCHEMA);
   db.exec(MOBILE_APP_SCHEMA);
-  return { profiles: new ProfileStore(db), signals: new TradeSignalStore(db), blockedVersions: new BlockedVersionStore(db), oauth: new OauthService(db) };
+  return { profiles: new ProfileStore(db, onUserChanged), signals: new TradeSignalStore(db), blockedVersions: new BlockedVersionStore(db), oauth: new OauthService(db) };
 }
 
 /** What the user/statistics/signal/mobile-app routes need (wired by src/app). */

@@ -77,7 +77,11 @@ export class ProfileStore {
   };
   private readonly patchStatements = new Map<string, Statement>();
 
-  constructor(private readonly db: Database) {
+  /**
+   * `onUserChanged`: called after a row of `auth_users` changed here, so the auth service's user cache
+   * (src/auth) never serves a stale profile.
+   */
+  constructor(private readonly db: Database, private readonly onUserChanged: (userId: string) => void = () => {}) {
     this.st = {
       favorites: db.prepare('SELECT favorite_instruments FROM auth_users WHERE id = ?'),
       setFavorites: db.prepare('UPDATE auth_users SET favorite_instruments = ?, updated_at = ? WHERE id = ?'),
@@ -101,7 +105,9 @@ export class ProfileStore {
     }
     const values: Record<string, unknown> = { userId, now };
     for (const k of keys) values[k] = k === 'social' ? JSON.stringify(patch.social) : patch[k];
-    return stmt.run(values).changes === 1;
+    const changed = stmt.run(values).changes === 1;
+    if (changed) this.onUserChanged(userId);
+    return changed;
   }
 
   /** Adds or removes one instrument; returns the new list (undefined when the user does not exist). */
@@ -113,7 +119,10 @@ export class ProfileStore {
       const next = favorite
         ? current.includes(instrument) ? current : [...current, instrument]
         : current.filter((i) => i !== instrument);
-      if (next.length !== current.length) this.st.setFavorites.run(JSON.stringify(next), now, userId);
+      if (next.length !== current.length) {
+        this.st.setFavorites.run(JSON.stringify(next), now, userId);
+        this.onUserChanged(userId);
+      }
       return next;
     })();
   }

@@ -264,7 +264,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     // Filled in once the real-time server exists (it attaches to the HTTP server built below).
     let onlineConnections = () => 0;
     const accounts = {
-      ...openAccountStores(authDb),
+      ...openAccountStores(authDb, (userId) => auth.forgetUser(userId)),
       statistics: new ExchangeStatistics(store.db),
       userHistory: new UserHistory(store.db),
       queries: store.queries,

@@ -211,6 +211,11 @@ export class WalletAuthService implements AuthService {
     return this.store.findUserByWallet(address) ?? this.store.findUserBySmartAccount?.(address);
   }
 
+  /** Drops a cached user record: its row was changed outside this service (profile edits). */
+  forgetUser(id: string): void {
+    this.users.delete(id);
+  }
+
   /** Operator action (CLI): grants or withdraws admin. */
   setRole(exchangeId: number, role: Role): UserRecord {
     if (role !== 'user' && role !== 'admin') throw new AuthError(400, 'invalid_role', 'role must be user or admin');

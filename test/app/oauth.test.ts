@@ -2,23 +2,13 @@
 // approval, code → grant exchange, the grant's scopes enforced on real routes, denial, listing, revocation.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { registerOauthIntegration } from '../../src/accounts/operator.js';
-import { SqliteAuthStore } from '../../src/auth/sqlite-auth-store.js';
 import { Bot, CHAIN_ID, DOMAIN, assertError, http, ok, startTestExchange, type TestExchange } from './client.js';
 
 const CONSENT = { 'Oauth consent': [{ name: 'oauthRequestId', type: 'string' }] };
 
 function grantAdmin(X: TestExchange, exchangeId: number): void {
-  const db = new Database(join(X.ex.dataDir, 'auth.db'));
-  try {
-    const store = new SqliteAuthStore(db);
-    store.migrate();
-    assert.ok(store.setRole(exchangeId, 'admin', Date.now()));
-  } finally {
-    db.close();
-  }
+  X.ex.auth.setRole(exchangeId, 'admin');
 }
 
 describe('oauth', () => {

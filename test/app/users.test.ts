@@ -3,21 +3,11 @@
 // mobile-app rules. Bad input → 4xx with the error shape and no change.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { SqliteAuthStore } from '../../src/auth/sqlite-auth-store.js';
 import { Bot, assertError, eventually, http, ok, startTestExchange, type TestExchange } from './client.js';
 
 /** The operator action (src/auth setRole) applied to the running exchange's auth database. */
 function grantAdmin(X: TestExchange, exchangeId: number): void {
-  const db = new Database(join(X.ex.dataDir, 'auth.db'));
-  try {
-    const store = new SqliteAuthStore(db);
-    store.migrate();
-    assert.ok(store.setRole(exchangeId, 'admin', Date.now()));
-  } finally {
-    db.close();
-  }
+  X.ex.auth.setRole(exchangeId, 'admin');
 }
 
 describe('users and profile', () => {
