@@ -3,6 +3,7 @@
  * in `kysely_migration`, and running again is a no-op). Append new migrations; never edit applied ones.
  */
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { countTriggersMigration } from './count-triggers.js';
 import type { StoreDialectKind } from './types.js';
 
 /**
@@ -242,8 +243,27 @@ const statisticsSeqIndexes: Migration = {
   },
 };
 
+/**
+ * Every filter + sort of GET /api/order and GET /api/fill walks an index in sort order (updated-at sorts
+ * with an instrument or status filter; fills by instrument), so a page reads about `limit` rows.
+ */
+const historyFilterIndexes: Migration = {
+  async up(db: Kysely<any>) {
+    const index = (name: string, table: string, columns: string[]) =>
+      db.schema.createIndex(name).ifNotExists().on(table).columns(columns).execute();
+    await index('orders_user_instrument_updated', 'orders', ['user_id', 'instrument', 'updated_at', 'id']);
+    await index('orders_user_status_updated', 'orders', ['user_id', 'status', 'updated_at', 'id']);
+    await index('fills_user_instrument_created', 'fills', ['user_id', 'instrument', 'created_at', 'seq', 'ev']);
+  },
+};
+
 export function storeMigrations(kind: StoreDialectKind): Record<string, Migration> {
-  return { '0001_initial': initial(kind), '0002_statistics_seq': statisticsSeqIndexes };
+  return {
+    '0001_initial': initial(kind),
+    '0002_statistics_seq': statisticsSeqIndexes,
+    '0003_history_counts': countTriggersMigration(kind),
+    '0004_history_filter_indexes': historyFilterIndexes,
+  };
 }
 
 /** Brings the schema up to date; throws when a migration fails. */

@@ -10,13 +10,14 @@ import {
   fillView, fundingView, orderKeyOf, orderView, positionHistoryView, toNum, tpslView, tradeView, transferView,
 } from './codec.js';
 import { groupStatusCondition, STOP_TYPES } from './order-status-groups.js';
-import { clampLimit, keysetPage, toEpochMs, type KeysetSpec } from './paging.js';
+import { HistoryCounts, type CreatedWindow } from './history-counts.js';
+import { clampLimit, keysetPage, scanCounter, toEpochMs, type KeysetSpec } from './paging.js';
 import type {
   FillsTable, FundingChangesTable, OrdersTable, PositionHistoryTable, StoreDatabase, TpslTable, TransfersTable,
 } from './schema.js';
 import type {
   FillFilter, FundingBalanceView, FundingChangeFilter, OneOrMany, OrderFilter, OrderSort, Page,
-  PositionHistoryFilter, PositionHistorySort, PositionHistoryView, TimeInput, TpSlFilter, TransferFilter,
+  PositionHistoryFilter, PositionHistorySort, PositionHistoryView, TimeInput, TimeWindow, TpSlFilter, TransferFilter,
 } from './types.js';
 import { StoreQueryError } from './types.js';
 
@@ -34,6 +35,18 @@ type Q = SelectQueryBuilder<any, any, {}>;
 function whereIn(q: Q, column: string, values: readonly unknown[] | undefined): Q {
   if (!values) return q;
   return values.length === 1 ? q.where(column, '=', values[0]) : q.where(column, 'in', values);
+}
+
+/** A filter's values, in a canonical order (cache keys). */
+function sorted<T>(values: readonly T[] | undefined): T[] | null {
+  return values ? [...new Set(values)].sort() : null;
+}
+
+function createdWindow(f: TimeWindow): CreatedWindow {
+  const w: CreatedWindow = {};
+  if (f.after !== null && f.after !== undefined) w.after = toEpochMs(f.after);
+  if (f.before !== null && f.before !== undefined) w.before = toEpochMs(f.before);
+  return w;
 }
 
 function whereTime(q: Q, column: string, after: TimeInput | null | undefined, before: TimeInput | null | undefined): Q {
@@ -67,7 +80,11 @@ function appendOnlySpec<R extends { seq: unknown; ev: unknown }>(timeColumn: str
 }
 
 export class StoreQueries {
-  constructor(private readonly db: Kysely<StoreDatabase>) {}
+  private readonly counts: HistoryCounts;
+
+  constructor(private readonly db: Kysely<StoreDatabase>) {
+    this.counts = new HistoryCounts(db);
+  }
 
   private from(table: keyof StoreDatabase, userId: number): Q {
     return (this.db.selectFrom(table) as unknown as Q).where('user_id', '=', userId);
@@ -75,25 +92,42 @@ export class StoreQueries {
 
   /** GET /api/order. Default sort created-at-desc; id ties break on the order id. */
   async listOrders(userId: number, f: OrderFilter = {}): Promise<Page<OrderView>> {
-    let q = this.from('orders', userId);
     const ids = many(f.id);
-    if (ids) q = whereIn(q, 'order_key', [...new Set(ids.map(orderKeyOf))]);
-    q = whereIn(q, 'instrument', many(f.instrument));
-    q = whereIn(q, 'status', many(f.status));
-    if (f.side) q = q.where('side', '=', f.side);
-    q = whereIn(q, 'order_group', many(f.group));
-    q = whereIn(q, 'type', many(f.type));
-    if (f.groupStatus) {
-      const c = groupStatusCondition(f.groupStatus);
-      q = whereIn(q, 'status', c.statuses);
-      if (c.untriggeredStopsOnly) q = whereIn(q, 'type', STOP_TYPES).where('triggered_at', 'is', null);
-    }
-    if (f.triggered === 'yes') q = q.where('triggered_at', 'is not', null);
-    else if (f.triggered === 'no') q = q.where('triggered_at', 'is', null);
-    q = whereTime(q, 'created_at', f.after, f.before);
+    const keys = ids && [...new Set(ids.map(orderKeyOf))].sort();
+    const window = createdWindow(f);
+    const group = f.groupStatus ? groupStatusCondition(f.groupStatus) : undefined;
+    // The same conditions select the rows (orders) and their counters (order_counts, triggered as 0/1).
+    const combo = (q: Q): Q => {
+      q = whereIn(q, 'instrument', many(f.instrument));
+      q = whereIn(q, 'status', many(f.status));
+      if (f.side) q = q.where('side', '=', f.side);
+      q = whereIn(q, 'order_group', many(f.group));
+      q = whereIn(q, 'type', many(f.type));
+      if (group) {
+        q = whereIn(q, 'status', group.statuses);
+        if (group.untriggeredStopsOnly) q = whereIn(q, 'type', STOP_TYPES);
+      }
+      return q;
+    };
+    // INACTIVE means untriggered; with triggered=yes both conditions apply and nothing matches.
+    const mustBeTriggered = f.triggered === 'yes';
+    const mustBeUntriggered = f.triggered === 'no' || group?.untriggeredStopsOnly === true;
+    let q = combo(this.from('orders', userId));
+    if (keys) q = whereIn(q, 'order_key', keys);
+    if (mustBeTriggered) q = q.where('triggered_at', 'is not', null);
+    if (mustBeUntriggered) q = q.where('triggered_at', 'is', null);
+    q = whereTime(q, 'created_at', window.after, window.before);
+    let counters = combo(this.counts.countersOf('order_counts', userId));
+    if (mustBeTriggered) counters = counters.where('triggered', '=', 1);
+    if (mustBeUntriggered) counters = counters.where('triggered', '=', 0);
     const sortName: OrderSort = f.sort ?? 'created-at-desc';
     const sort = ORDER_SORTS[sortName];
     if (!sort) throw new StoreQueryError(`unknown sort ${String(sortName)}`);
+    const cacheKey = JSON.stringify([
+      'orders', userId, keys, sorted(many(f.instrument)), sorted(many(f.status)), f.side ?? null, sorted(many(f.group)),
+      sorted(many(f.type)), f.groupStatus ?? null, f.triggered ?? null, window.after ?? null, window.before ?? null,
+    ]);
+    const base = q;
     return keysetPage<Selectable<OrdersTable>, OrderView>(
       q,
       {
@@ -104,14 +138,26 @@ export class StoreQueries {
       },
       f,
       orderView,
+      (carried) => this.counts.count(cacheKey, counters, window, !keys, carried, scanCounter(base)),
     );
   }
 
   /** GET /api/fill: newest first. */
   async listFills(userId: number, f: FillFilter = {}): Promise<Page<FillView>> {
-    let q = whereIn(this.from('fills', userId), 'instrument', many(f.instrument));
-    q = whereTime(q, 'created_at', f.after, f.before);
-    return keysetPage<Selectable<FillsTable>, FillView>(q, appendOnlySpec('created_at', (r) => r.created_at), f, fillView);
+    const instruments = many(f.instrument);
+    const window = createdWindow(f);
+    let q = whereIn(this.from('fills', userId), 'instrument', instruments);
+    q = whereTime(q, 'created_at', window.after, window.before);
+    const counters = whereIn(this.counts.countersOf('fill_counts', userId), 'instrument', instruments);
+    const cacheKey = JSON.stringify(['fills', userId, sorted(instruments), window.after ?? null, window.before ?? null]);
+    const base = q;
+    return keysetPage<Selectable<FillsTable>, FillView>(
+      q,
+      appendOnlySpec('created_at', (r) => r.created_at),
+      f,
+      fillView,
+      (carried) => this.counts.count(cacheKey, counters, window, true, carried, scanCounter(base)),
+    );
   }
 
   /** GET /api/order/{id}/fill: every fill of one order (v1 or v2 id), oldest first. */

@@ -165,6 +165,31 @@ export interface PositionHistoryTable {
   seq: Int;
 }
 
+/** Maintained by triggers (count-triggers.ts): rows per order combination of one user. */
+export interface OrderCountsTable {
+  user_id: Int;
+  instrument: string;
+  status: string;
+  side: string;
+  type: string;
+  order_group: string;
+  triggered: Int;
+  n: Int;
+  min_created: Int;
+  max_created: Int;
+  version: Int;
+}
+
+/** Maintained by triggers (count-triggers.ts): fills per (user, instrument). */
+export interface FillCountsTable {
+  user_id: Int;
+  instrument: string;
+  n: Int;
+  min_created: Int;
+  max_created: Int;
+  version: Int;
+}
+
 export interface ProjectorMetaTable {
   id: Int;
   last_seq: Int;
@@ -181,6 +206,8 @@ export interface StoreDatabase {
   position_last: PositionLastTable;
   position_history: PositionHistoryTable;
   projector_meta: ProjectorMetaTable;
+  order_counts: OrderCountsTable;
+  fill_counts: FillCountsTable;
 }
 
 export type TableName = keyof StoreDatabase;
