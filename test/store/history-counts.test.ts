@@ -13,7 +13,8 @@ import type { FillView, OrderView } from '../../src/engine/records.js';
 import type { FillFilter, OrderFilter, Page, ReadStore } from '../../src/store/index.js';
 import type { EventBatch } from '../../src/store/projector.js';
 import { DIALECTS, type TestStore } from './dialects.js';
-import { generateHistory, INSTRUMENTS, rng, T0, type History } from './history-fixture.js';
+import { generateHistory, INSTRUMENTS, T0, type History } from './history-fixture.js';
+import { mulberry32 } from '../../src/simulation/seeded-random.js';
 import { refFills, refOrders } from './reference-queries.js';
 
 const USER = 2;
@@ -47,7 +48,7 @@ class Churn {
   private n = 0;
   private seq: number;
   private t: number;
-  private readonly r = rng(99);
+  private readonly r = mulberry32(99);
 
   constructor(private readonly store: ReadStore, private readonly history: History) {
     this.seq = history.batches.at(-1)!.seq;
