@@ -19,6 +19,8 @@ export interface ExchangeConfig {
   journalWriter: 'thread' | 'inline';
   /** 'thread': the read model is projected on a worker thread (default); 'inline': on the event loop. */
   readModelWriter: 'thread' | 'inline';
+  /** PostgreSQL connection string for the history read model; '' = SQLite in DATA_DIR/read.db. */
+  readStoreUrl: string;
   snapshotEveryCommands: number;
   snapshotEveryMs: number;
   bookPublishIntervalMs: number;
@@ -75,6 +77,7 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'REFRESH_TOKEN_TTL_SEC', default: '2592000', doc: 'Lifetime of refresh tokens, seconds (30 days).' },
   { env: 'SIGNATURE_THREADS', default: '2', doc: 'Worker threads recovering EIP-712 signers (0 = in-process).' },
   { env: 'JOURNAL_WRITER', default: 'thread', doc: 'Where journal commits (and their fsync) run: thread = a writer thread, so the event loop keeps serving requests meanwhile; inline = on the event loop.' },
+  { env: 'READ_STORE_URL', default: '(unset)', doc: 'PostgreSQL connection string (postgres://…) for the history read model; unset = SQLite in DATA_DIR/read.db. The read model is rebuilt from the journal if it is empty or behind.' },
   { env: 'READ_MODEL_WRITER', default: 'thread', doc: 'Where engine events are written into the history read model (read.db): thread = a worker thread; inline = on the event loop.' },
   { env: 'SNAPSHOT_EVERY_COMMANDS', default: '100000', doc: 'Engine snapshot after this many commands (0 = never by count).' },
   { env: 'SNAPSHOT_EVERY_MS', default: '300000', doc: 'Engine snapshot after this much command time, ms (0 = never by time).' },
@@ -157,6 +160,11 @@ function decimalFraction(env: Env, name: string, def: string): string {
   return raw;
 }
 
+function readStoreUrl(raw: string): string {
+  if (raw !== '' && !/^postgres(ql)?:\/\//.test(raw)) throw new ConfigError(`READ_STORE_URL must be a postgres:// connection string, got "${raw}"`);
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env): ExchangeConfig {
   const environment = str(env, 'PERPX_ENV', 'demo');
   if (environment !== 'demo' && environment !== 'production') throw new ConfigError(`PERPX_ENV must be demo or production, got "${environment}"`);
@@ -187,6 +195,7 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
     signatureThreads: int(env, 'SIGNATURE_THREADS', 2),
     journalWriter,
     readModelWriter,
+    readStoreUrl: readStoreUrl(str(env, 'READ_STORE_URL', '')),
     snapshotEveryCommands: int(env, 'SNAPSHOT_EVERY_COMMANDS', 100000),
     snapshotEveryMs: int(env, 'SNAPSHOT_EVERY_MS', 300000),
     bookPublishIntervalMs: int(env, 'BOOK_PUBLISH_INTERVAL_MS', 50),

@@ -171,11 +171,12 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
 
     // ---- read model ----
     const readFile = join(dataDir, 'read.db');
-    const store = await openReadStore({ kind: 'sqlite', file: readFile });
+    const store = await openReadStore(config.readStoreUrl === '' ? { kind: 'sqlite', file: readFile } : { kind: 'postgres', connectionString: config.readStoreUrl });
     cleanups.push(() => store.close());
     await catchUpReadModel(store.projector, journal, engine.seq, log);
     let threadedProjector: ThreadedSqliteProjector | undefined;
-    if (config.readModelWriter === 'thread') {
+    // The projection worker writes SQLite files; a PostgreSQL read model is written inline (its I/O is async anyway).
+    if (config.readModelWriter === 'thread' && store.kind === 'sqlite') {
       const p = new ThreadedSqliteProjector({ file: readFile });
       threadedProjector = p;
       cleanups.push(() => p.close());

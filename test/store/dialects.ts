@@ -48,12 +48,23 @@ export function postgresAvailable(): Promise<boolean> {
   return pgAvailable;
 }
 
-export async function openPostgresTestStore(): Promise<TestStore> {
+/** A fresh, uniquely named PostgreSQL database (parallel runs never clash); `drop` removes it. */
+export async function createPostgresTestDatabase(): Promise<{ connectionString: string; drop(): Promise<void> }> {
   const name = `store_test_${process.pid}_${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6)}`;
   await admin((c) => c.query(`create database ${name}`));
   const url = new URL(PG_ADMIN_URL);
   url.pathname = `/${name}`;
-  const connectionString = url.toString();
+  return {
+    connectionString: url.toString(),
+    drop: async () => {
+      await admin((c) => c.query(`drop database if exists ${name} with (force)`));
+    },
+  };
+}
+
+export async function openPostgresTestStore(): Promise<TestStore> {
+  const database = await createPostgresTestDatabase();
+  const { connectionString } = database;
   const store = await openReadStore({ kind: 'postgres', connectionString });
   const extra: ReadStore[] = [];
   return {
@@ -66,7 +77,7 @@ export async function openPostgresTestStore(): Promise<TestStore> {
     async dispose() {
       await store.close();
       for (const s of extra) await s.close().catch(() => undefined);
-      await admin((c) => c.query(`drop database if exists ${name} with (force)`));
+      await database.drop();
     },
   };
 }
