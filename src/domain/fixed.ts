@@ -97,6 +97,11 @@ export function formatUnits(units: Units | Money): string {
 
 /** JSON number for wire responses (the wire contract asks for numbers); exact for 8-dp values. */
 export function toWireNumber(units: Units | Money): number {
+  const n = typeof units === 'number' ? units : Number(units);
+  // An integer below 2^53 is exact as a double, and IEEE division rounds the exact quotient n / 1e8 to the
+  // nearest double: the same double Number() parses from the decimal text, without building the text
+  // (hand-written: formatting was ~40% of a history page's mapping time).
+  if (Number.isSafeInteger(n)) return n / UNIT;
   return Number(formatUnits(units));
 }
 

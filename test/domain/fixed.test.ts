@@ -1,8 +1,8 @@
-// The double-precision fast path of `notional` must agree with exact bigint arithmetic everywhere.
+// Hand-written fast paths of the fixed-point helpers must agree with the exact bigint / text arithmetic everywhere.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { mulDivHalfUp, notional, notionalExact, SCALE_N } from '../../src/domain/fixed.js';
+import { formatUnits, mulDivHalfUp, notional, notionalExact, SCALE_N, toWireNumber } from '../../src/domain/fixed.js';
 
 const exact = (q: number, p: number) => mulDivHalfUp(BigInt(q), BigInt(p), SCALE_N);
 
@@ -24,4 +24,13 @@ test('the fast path declines what it cannot do exactly, and the result is still 
   assert.equal(notional(big, big), exact(big, big));
   assert.equal(notionalExact(-5, 10), -1);
   assert.equal(notional(-5, 100_000_000), -5n);
+});
+
+test('toWireNumber divides exactly: the same double as parsing the 8-decimal text', () => {
+  const viaText = (v: number | bigint) => Number(formatUnits(v));
+  fc.assert(fc.property(fc.maxSafeInteger(), (v) => Object.is(toWireNumber(v), viaText(v)) && Object.is(toWireNumber(BigInt(v)), viaText(v))), { numRuns: 20_000 });
+  fc.assert(fc.property(fc.integer({ min: -1e12, max: 1e12 }), (v) => toWireNumber(v) === viaText(v)), { numRuns: 20_000 });
+  const huge = 10n ** 30n + 12_345_678n;
+  assert.equal(toWireNumber(huge), viaText(huge));
+  assert.equal(toWireNumber(12_345_678_901), 123.45678901);
 });
