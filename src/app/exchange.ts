@@ -6,13 +6,14 @@
  * model), auth.db (users, sessions, API keys) and the JWT signing key.
  */
 import { mkdirSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildAuthServer, buildServer } from '../api/server.js';
-import type { AdminDeps, ApiDeps } from '../api/deps.js';
+import type { AdminDeps, ApiDeps, StartupStatus } from '../api/deps.js';
 import { openAccountStores, withOauthGrants } from '../accounts/index.js';
 import { createAuthService } from '../auth/index.js';
 import { loadOrCreateOperatorToken } from '../auth/operator-token.js';
@@ -23,12 +24,11 @@ import { formatUnits, parseUnits } from '../domain/fixed.js';
 import type { ExchangeEngine } from '../engine/api.js';
 import { createEngine, restoreEngine } from '../engine/engine.js';
 import { FileSnapshotStore } from '../journal/file-snapshots.js';
-import type { CommandJournal } from '../journal/ports.js';
 import { openSqliteJournal } from '../journal/sqlite-journal.js';
 import { ExchangeChannels } from '../realtime/channels.js';
 import { createRealtimeServer, DisconnectCode } from '../realtime/index.js';
 import { InProcessEventBroker, type EventBatch } from '../sequencer/event-bus.js';
-import { recover } from '../sequencer/recovery.js';
+import { recoverWithReport } from '../sequencer/recovery.js';
 import { Sequencer, type CommandInput } from '../sequencer/sequencer.js';
 import { createSignatureVerifier } from '../signing/index.js';
 import { createExchangeMetrics } from '../metrics/exchange-metrics.js';
@@ -40,6 +40,7 @@ import { ExchangeStatistics } from '../store/exchange-statistics.js';
 import { UserHistory } from '../store/user-history.js';
 import type { ExchangeConfig } from './config.js';
 import { FundingClock } from './funding-clock.js';
+import { HttpDrain } from './http-drain.js';
 import { readStoreAdapter } from './read-store.js';
 
 export interface RunningExchange {
@@ -68,6 +69,8 @@ export interface RunningExchange {
   auth: Awaited<ReturnType<typeof createAuthService>>;
   /** Chain adapter: operator hold/release and deposits; `simulated` is the stand-in network. */
   chain: { bridge: ChainBridge; simulated: SimulatedChain };
+  /** Where start-up time went (also logged as "started" and shown by GET /api/admin/status). */
+  startup: StartupStatus;
   /** Graceful stop: HTTP, sequencer (flush + snapshot), real-time, storage. Idempotent. */
   close(): Promise<void>;
 }
@@ -119,31 +122,6 @@ class ProjectorFeed {
   }
 }
 
-/** Brings the read model up to the engine: replays the journal from zero and projects what it lacks. */
-async function catchUpReadModel(
-  projector: Projector,
-  journal: CommandJournal,
-  targetSeq: number,
-  log: pino.Logger,
-): Promise<void> {
-  const last = await projector.lastSeq();
-  if (last >= targetSeq) return;
-  log.info({ from: last, to: targetSeq }, 'read model behind the journal; replaying');
-  const engine = createEngine();
-  let chunk: EventBatch[] = [];
-  for await (const entry of journal.read(0)) {
-    if (entry.seq > targetSeq) break;
-    const result = engine.apply(entry.command);
-    if (entry.seq > last) chunk.push({ seq: entry.seq, ts: entry.command.ts, kind: entry.command.kind, events: result.events });
-    if (chunk.length >= 2000) {
-      await projector.project(chunk);
-      chunk = [];
-    }
-  }
-  if (chunk.length > 0) await projector.project(chunk);
-  log.info({ seq: targetSeq }, 'read model caught up');
-}
-
 /** The configured automatic index source (null = operator push only). */
 function createFeed(config: ExchangeConfig, engine: ExchangeEngine, sink: PriceSink, log: pino.Logger): IndexFeed | null {
   const instruments = engine.instrumentConfigs().map(feedInstrumentOf);
@@ -166,6 +144,7 @@ function createFeed(config: ExchangeConfig, engine: ExchangeEngine, sink: PriceS
 export async function startExchange(config: ExchangeConfig, options: StartOptions = {}): Promise<RunningExchange> {
   const log = options.logger ?? pino({ name: 'perpx', level: config.logLevel });
   const startedAt = Date.now();
+  const tStart = performance.now();
   const dataDir = resolve(config.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -186,23 +165,36 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     cleanups.push(() => journal.close());
     const snapshots = new FileSnapshotStore({ dir: join(dataDir, 'snapshots'), logger: log.child({ module: 'snapshots' }) });
     cleanups.push(() => snapshots.close());
-    const t0 = Date.now();
-    const engine = await recover({
+    // The read model is opened first: recovery starts from the newest snapshot it is not behind, so the
+    // one journal replay also re-creates the events it lacks (none after a clean stop).
+    const store = await openReadStore({ kind: 'sqlite', file: join(dataDir, 'read.db') });
+    cleanups.push(() => store.close());
+    const readModelSeq = await store.projector.lastSeq();
+    const feed = new ProjectorFeed(store.projector, log.child({ module: 'projector' }));
+    let projected = 0;
+    const { engine, report: recovery } = await recoverWithReport({
       journal,
       snapshots,
       createEngine,
       restoreEngine,
+      maxSnapshotSeq: readModelSeq,
+      onApplied: (entry, result) => {
+        if (entry.seq <= readModelSeq) return;
+        feed.push({ seq: entry.seq, ts: entry.command.ts, kind: entry.command.kind, events: result.events });
+        projected++;
+      },
       onProgress: (p) => {
         if (p.phase === 'replay') log.info({ seq: p.seq, target: p.targetSeq }, 'replaying journal');
       },
     });
-    log.info({ seq: engine.seq, ms: Date.now() - t0 }, 'engine recovered');
+    log.info({ seq: engine.seq, ...recovery }, 'engine recovered');
+    const tCatchUp = performance.now();
+    await feed.drain();
+    const readModel = { fromSeq: readModelSeq, projected, catchUpMs: Math.round(performance.now() - tCatchUp) };
+    if (projected > 0) log.info({ ...readModel, seq: engine.seq }, 'read model caught up');
+    const tWiring = performance.now();
 
-    // ---- read model ----
-    const store = await openReadStore({ kind: 'sqlite', file: join(dataDir, 'read.db') });
-    cleanups.push(() => store.close());
-    await catchUpReadModel(store.projector, journal, engine.seq, log);
-    const feed = new ProjectorFeed(store.projector, log.child({ module: 'projector' }));
+    let startup: StartupStatus | undefined;
 
     // ---- auth + signatures ----
     const authDb = new Database(join(dataDir, 'auth.db'));
@@ -273,6 +265,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
             fees: formatUnits(l.fees), reserveFund: formatUnits(l.reserveFund),
           },
           marketMakers: fleet?.userIds.length ?? 0,
+          startup,
         };
       },
     };
@@ -310,6 +303,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     const separateAuth = config.authPort !== undefined;
     const app = await buildServer(deps, { logger: fastifyLogger, includeAuthRoutes: !separateAuth });
     const authApp = separateAuth ? await buildAuthServer(deps, { logger: fastifyLogger, docs: false }) : undefined;
+    const drains = [new HttpDrain(app.server), ...(authApp ? [new HttpDrain(authApp.server)] : [])];
 
     // ---- real-time ----
     let publish: (channel: string, data: unknown) => unknown = () => undefined;
@@ -377,6 +371,15 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     }
     if (authApp) await authApp.listen({ port: config.authPort ?? 0, host: config.host });
     const url = urlOf(app, config.host);
+    const tListening = performance.now();
+    const startupReport: StartupStatus = {
+      totalMs: Math.round(tListening - tStart),
+      ...recovery,
+      readModel,
+      listenMs: Math.round(tListening - tWiring),
+    };
+    startup = startupReport;
+    log.info({ startup: startupReport }, 'started');
     const authUrl = authApp ? urlOf(authApp, config.host) : url;
 
     let closing: Promise<void> | undefined;
@@ -385,20 +388,27 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
         log.info('shutting down');
         // 0. Bots finish their round (their commands are ordinary commands and must not race the stop).
         await fleet?.stop();
-        // 1. No new requests (in-flight ones finish; websockets stay until step 3).
+        // 1. No new connections; responses from now on carry `Connection: close`, so keep-alive sockets end
+        //    after their current request. Websockets stay until step 4.
         const httpClosed = Promise.all([app.close(), authApp?.close()]);
+        // 2. Requests already in flight finish with the sequencer still running: each gets its real answer.
+        const drained = await Promise.all(drains.map((d) => d.idle(config.shutdownGraceMs)));
+        if (drained.includes(false)) {
+          log.warn({ inFlight: drains.reduce((n, d) => n + d.pending, 0) }, 'requests still in flight after the grace period; they will be refused');
+        }
+        // 3. No more commands from timers or the chain; final flush + snapshot; every accepted command
+        //    becomes durable and is published.
         await indexFeed?.stop();
         await fundingClock.stop();
-        // 2. No new chain outcomes; final flush + snapshot; every accepted command becomes durable and is published.
         await bridge.stop();
         await sequencer.stop();
         await bus.drain();
         await feed.drain();
-        // 3. Real-time: last order books out, then disconnect clients with a reconnect code.
+        // 4. Real-time: last order books out, then disconnect clients with a reconnect code.
         channels.stop();
         await rt.close(`shutdown (${DisconnectCode.shutdown})`);
         await httpClosed;
-        // 4. Storage.
+        // 5. Storage.
         cleanups.length = 0;
         await verifier.close();
         await snapshots.close();
@@ -428,6 +438,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       indexPush,
       auth,
       chain: { bridge, simulated },
+      startup: startupReport,
       close,
     };
   } catch (err) {
