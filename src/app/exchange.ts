@@ -392,7 +392,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
         //    after their current request. Websockets stay until step 4.
         const httpClosed = Promise.all([app.close(), authApp?.close()]);
         // 2. Requests already in flight finish with the sequencer still running: each gets its real answer.
-        const drained = await Promise.all(drains.map((d) => d.idle(config.shutdownGraceMs)));
+        const drained = await Promise.all(drains.map((d) => d.drain(config.shutdownGraceMs)));
         if (drained.includes(false)) {
           log.warn({ inFlight: drains.reduce((n, d) => n + d.pending, 0) }, 'requests still in flight after the grace period; they will be refused');
         }
@@ -407,6 +407,9 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
         // 4. Real-time: last order books out, then disconnect clients with a reconnect code.
         channels.stop();
         await rt.close(`shutdown (${DisconnectCode.shutdown})`);
+        // Whatever outlived the grace period has had its refusal by now.
+        app.server.closeAllConnections();
+        authApp?.server.closeAllConnections();
         await httpClosed;
         // 5. Storage.
         cleanups.length = 0;

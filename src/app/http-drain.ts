@@ -7,27 +7,43 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 export class HttpDrain {
-  private inFlight = 0;
+  private readonly inFlight = new Set<ServerResponse>();
   private waiters: Array<() => void> = [];
+  private draining = false;
 
-  constructor(server: Server) {
+  constructor(private readonly server: Server) {
     server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
-      this.inFlight++;
+      this.inFlight.add(res);
+      if (this.draining) res.setHeader('connection', 'close');
       // 'close' fires once per response: after it was sent, or when the client went away first.
       res.once('close', () => {
-        this.inFlight--;
-        if (this.inFlight === 0) this.release();
+        this.inFlight.delete(res);
+        if (this.inFlight.size === 0) this.release();
       });
     });
   }
 
   get pending(): number {
-    return this.inFlight;
+    return this.inFlight.size;
+  }
+
+  /**
+   * Waits for the requests in flight (call after `server.close()`, which stops new connections and ends idle
+   * keep-alive ones). Their answers carry `Connection: close`, so no client sends another request on those
+   * sockets; once they are answered every remaining idle socket is closed. Resolves true when all were
+   * answered, false when `timeoutMs` passed first.
+   */
+  async drain(timeoutMs: number): Promise<boolean> {
+    this.draining = true;
+    for (const res of this.inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+    const done = await this.idle(timeoutMs);
+    this.server.closeIdleConnections();
+    return done;
   }
 
   /** Resolves true once no request is in flight, or false when `timeoutMs` passes first. */
   idle(timeoutMs: number): Promise<boolean> {
-    if (this.inFlight === 0) return Promise.resolve(true);
+    if (this.inFlight.size === 0) return Promise.resolve(true);
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== done);
