@@ -27,7 +27,7 @@ import { FileSnapshotStore } from '../journal/file-snapshots.js';
 import { openSqliteJournal } from '../journal/sqlite-journal.js';
 import { ExchangeChannels } from '../realtime/channels.js';
 import { createRealtimeServer, DisconnectCode } from '../realtime/index.js';
-import { InProcessEventBroker, type EventBatch } from '../sequencer/event-bus.js';
+import { InProcessEventBroker } from '../sequencer/event-bus.js';
 import { recoverWithReport } from '../sequencer/recovery.js';
 import { Sequencer, type CommandInput } from '../sequencer/sequencer.js';
 import { createSignatureVerifier } from '../signing/index.js';
@@ -35,12 +35,13 @@ import { createExchangeMetrics } from '../metrics/exchange-metrics.js';
 import { MarketMakerFleet } from '../simulation/market-maker.js';
 import { setUpDemoWallet, setUpMarketMakers, type DemoWallet } from '../simulation/system-accounts.js';
 import { CsvReplayFeed, feedInstrumentOf, loadCsvSeries, OperatorPush, RandomWalkFeed, type IndexFeed, type PriceSink } from '../feeds/index.js';
-import { openReadStore, type Projector } from '../store/index.js';
+import { openReadStore } from '../store/index.js';
 import { ExchangeStatistics } from '../store/exchange-statistics.js';
 import { UserHistory } from '../store/user-history.js';
 import type { ExchangeConfig } from './config.js';
 import { FundingClock } from './funding-clock.js';
 import { HttpDrain } from './http-drain.js';
+import { ProjectorFeed } from './projector-feed.js';
 import { readStoreAdapter } from './read-store.js';
 
 export interface RunningExchange {
@@ -87,39 +88,6 @@ function urlOf(app: FastifyInstance, host: string): string {
   const addr = app.server.address() as AddressInfo;
   const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return `http://${h}:${addr.port}`;
-}
-
-/**
- * Feeds event batches to the read-model projector in groups (one transaction per group), behind the
- * sequencer. Batches already projected (seq ≤ last_seq) are skipped by the projector itself.
- */
-class ProjectorFeed {
-  private buffer: EventBatch[] = [];
-  private running: Promise<void> | undefined;
-
-  constructor(private readonly projector: Projector, private readonly log: pino.Logger) {}
-
-  readonly push = (batch: EventBatch): void => {
-    this.buffer.push(batch);
-    if (!this.running) this.running = this.loop();
-  };
-
-  private async loop(): Promise<void> {
-    while (this.buffer.length > 0) {
-      const batches = this.buffer;
-      this.buffer = [];
-      try {
-        await this.projector.project(batches);
-      } catch (err) {
-        this.log.error({ err, fromSeq: batches[0].seq, toSeq: batches[batches.length - 1].seq }, 'read-model projection failed');
-      }
-    }
-    this.running = undefined;
-  }
-
-  async drain(): Promise<void> {
-    while (this.running) await this.running;
-  }
 }
 
 /** The configured automatic index source (null = operator push only). */
