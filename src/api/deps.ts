@@ -166,6 +166,25 @@ export interface ExchangeStatus {
   /** Money identity terms (decimal strings of 1e-8 units). */
   ledger: { deposits: string; withdrawals: string; balances: string; fees: string; reserveFund: string };
   marketMakers: number;
+  /** Where this process's start-up time went. */
+  startup?: StartupStatus;
+}
+
+/** Start-up breakdown: engine recovery (snapshot + journal tail), read-model catch-up, HTTP listen. */
+export interface StartupStatus {
+  /** From startExchange() being called to the server listening. */
+  totalMs: number;
+  /** Snapshot the engine was restored from (0 = none: the whole journal was replayed). */
+  snapshotSeq: number;
+  /** Journal commands replayed after that snapshot. */
+  replayed: number;
+  snapshotReadMs: number;
+  snapshotRestoreMs: number;
+  replayMs: number;
+  /** Read model: last seq it had at start, batches projected to catch up, and the wait for them after the replay. */
+  readModel: { fromSeq: number; projected: number; catchUpMs: number };
+  /** Wiring auth, HTTP, real-time, demo accounts and feeds until the port listens. */
+  listenMs: number;
 }
 
 /** Operator capabilities beyond the command path; present = /api/admin/* is served. */

@@ -1,6 +1,7 @@
 /** Error shape and mapping: every failure leaves as `{ error: { code, message } }` with a 4xx status. */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AuthError } from '../auth/types.js';
+import { SequencerStoppedError } from '../sequencer/sequencer.js';
 import type { CommandError } from '../engine/records.js';
 
 export class ApiError extends Error {
@@ -38,6 +39,11 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
   app.setErrorHandler((err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof ApiError) return send(reply, err.status, err.code, err.message);
     if (err instanceof AuthError) return send(reply, err.status, err.code, err.message);
+    if (err instanceof SequencerStoppedError) {
+      // Only a request that outlived the stop's grace period gets here: nothing was applied, retry elsewhere.
+      reply.header('retry-after', '1').header('connection', 'close');
+      return send(reply, 503, 'SHUTTING_DOWN', 'The exchange is stopping; the command was not accepted');
+    }
     const fe = err as FastifyError;
     if (fe.validation || fe.code === 'FST_ERR_VALIDATION') return send(reply, 400, 'VALIDATION_ERROR', fe.message);
     if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

@@ -57,6 +57,9 @@ async function base(ctx: RouteContext, opts: ServerOptions, title: string): Prom
     routerOptions: { maxParamLength: 200 },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
+    // During a graceful stop, requests that arrive on an open keep-alive socket are served (with
+    // `Connection: close`) while the sequencer still runs, instead of Fastify's bare 503 (app/exchange.ts).
+    return503OnClosing: false,
   });
   installErrorHandling(app, ctx.cfg.bodyLimit);
   installValidation(app);

@@ -23,6 +23,8 @@ export interface ExchangeConfig {
   readStoreUrl: string;
   snapshotEveryCommands: number;
   snapshotEveryMs: number;
+  /** Graceful stop: time HTTP requests in flight get to finish before the sequencer stops, ms. */
+  shutdownGraceMs: number;
   bookPublishIntervalMs: number;
   heartbeatMs: number;
   faucetAmount: string;
@@ -81,6 +83,7 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'READ_MODEL_WRITER', default: 'thread', doc: 'Where engine events are written into the history read model (read.db): thread = a worker thread; inline = on the event loop.' },
   { env: 'SNAPSHOT_EVERY_COMMANDS', default: '100000', doc: 'Engine snapshot after this many commands (0 = never by count).' },
   { env: 'SNAPSHOT_EVERY_MS', default: '300000', doc: 'Engine snapshot after this much command time, ms (0 = never by time).' },
+  { env: 'SHUTDOWN_GRACE_MS', default: '10000', doc: 'Graceful stop: how long HTTP requests already in flight may take to finish before the sequencer stops.' },
   { env: 'BOOK_PUBLISH_INTERVAL_MS', default: '50', doc: 'Minimum interval between order-book publications per channel.' },
   { env: 'HEARTBEAT_MS', default: '5000', doc: 'Period of the {env}:heartbeat publication, ms.' },
   { env: 'FAUCET_AMOUNT', default: '10000', doc: 'USDT credited by the demo faucet per call (0 = faucet off).' },
@@ -198,6 +201,7 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
     readStoreUrl: readStoreUrl(str(env, 'READ_STORE_URL', '')),
     snapshotEveryCommands: int(env, 'SNAPSHOT_EVERY_COMMANDS', 100000),
     snapshotEveryMs: int(env, 'SNAPSHOT_EVERY_MS', 300000),
+    shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10000),
     bookPublishIntervalMs: int(env, 'BOOK_PUBLISH_INTERVAL_MS', 50),
     heartbeatMs: int(env, 'HEARTBEAT_MS', 5000, 1),
     faucetAmount: faucet,

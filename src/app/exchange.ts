@@ -6,13 +6,14 @@
  * model), auth.db (users, sessions, API keys) and the JWT signing key.
  */
 import { mkdirSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildAuthServer, buildServer } from '../api/server.js';
-import type { AdminDeps, ApiDeps } from '../api/deps.js';
+import type { AdminDeps, ApiDeps, StartupStatus } from '../api/deps.js';
 import { openAccountStores, withOauthGrants } from '../accounts/index.js';
 import { createAuthService } from '../auth/index.js';
 import { loadOrCreateOperatorToken } from '../auth/operator-token.js';
@@ -23,25 +24,25 @@ import { formatUnits, parseUnits } from '../domain/fixed.js';
 import type { ExchangeEngine } from '../engine/api.js';
 import { createEngine, restoreEngine } from '../engine/engine.js';
 import { FileSnapshotStore } from '../journal/file-snapshots.js';
-import type { CommandJournal } from '../journal/ports.js';
 import { openSqliteJournal } from '../journal/sqlite-journal.js';
 import { openThreadedSqliteJournal } from '../journal/threaded-sqlite-journal.js';
 import { ExchangeChannels } from '../realtime/channels.js';
 import { createRealtimeServer, DisconnectCode } from '../realtime/index.js';
-import { InProcessEventBroker, type EventBatch } from '../sequencer/event-bus.js';
-import { recover } from '../sequencer/recovery.js';
+import { InProcessEventBroker } from '../sequencer/event-bus.js';
+import { recoverWithReport } from '../sequencer/recovery.js';
 import { Sequencer, type CommandInput } from '../sequencer/sequencer.js';
 import { createSignatureVerifier } from '../signing/index.js';
 import { createExchangeMetrics } from '../metrics/exchange-metrics.js';
 import { MarketMakerFleet } from '../simulation/market-maker.js';
 import { setUpDemoWallet, setUpMarketMakers, type DemoWallet } from '../simulation/system-accounts.js';
 import { CsvReplayFeed, feedInstrumentOf, loadCsvSeries, OperatorPush, RandomWalkFeed, type IndexFeed, type PriceSink } from '../feeds/index.js';
-import { openReadStore, type Projector } from '../store/index.js';
+import { openReadStore } from '../store/index.js';
 import { ExchangeStatistics } from '../store/exchange-statistics.js';
 import { UserHistory } from '../store/user-history.js';
 import { ThreadedSqliteProjector } from '../store/threaded-projector.js';
 import type { ExchangeConfig } from './config.js';
 import { FundingClock } from './funding-clock.js';
+import { HttpDrain } from './http-drain.js';
 import { ProjectorFeed } from './projector-feed.js';
 import { readStoreAdapter } from './read-store.js';
 
@@ -71,6 +72,8 @@ export interface RunningExchange {
   auth: Awaited<ReturnType<typeof createAuthService>>;
   /** Chain adapter: operator hold/release and deposits; `simulated` is the stand-in network. */
   chain: { bridge: ChainBridge; simulated: SimulatedChain };
+  /** Where start-up time went (also logged as "started" and shown by GET /api/admin/status). */
+  startup: StartupStatus;
   /** Graceful stop: HTTP, sequencer (flush + snapshot), real-time, storage. Idempotent. */
   close(): Promise<void>;
 }
@@ -87,31 +90,6 @@ function urlOf(app: FastifyInstance, host: string): string {
   const addr = app.server.address() as AddressInfo;
   const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return `http://${h}:${addr.port}`;
-}
-
-/** Brings the read model up to the engine: replays the journal from zero and projects what it lacks. */
-async function catchUpReadModel(
-  projector: Projector,
-  journal: CommandJournal,
-  targetSeq: number,
-  log: pino.Logger,
-): Promise<void> {
-  const last = await projector.lastSeq();
-  if (last >= targetSeq) return;
-  log.info({ from: last, to: targetSeq }, 'read model behind the journal; replaying');
-  const engine = createEngine();
-  let chunk: EventBatch[] = [];
-  for await (const entry of journal.read(0)) {
-    if (entry.seq > targetSeq) break;
-    const result = engine.apply(entry.command);
-    if (entry.seq > last) chunk.push({ seq: entry.seq, ts: entry.command.ts, kind: entry.command.kind, events: result.events });
-    if (chunk.length >= 2000) {
-      await projector.project(chunk);
-      chunk = [];
-    }
-  }
-  if (chunk.length > 0) await projector.project(chunk);
-  log.info({ seq: targetSeq }, 'read model caught up');
 }
 
 /** The configured automatic index source (null = operator push only). */
@@ -136,6 +114,7 @@ function createFeed(config: ExchangeConfig, engine: ExchangeEngine, sink: PriceS
 export async function startExchange(config: ExchangeConfig, options: StartOptions = {}): Promise<RunningExchange> {
   const log = options.logger ?? pino({ name: 'perpx', level: config.logLevel });
   const startedAt = Date.now();
+  const tStart = performance.now();
   const dataDir = resolve(config.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -157,23 +136,38 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     cleanups.push(() => journal.close());
     const snapshots = new FileSnapshotStore({ dir: join(dataDir, 'snapshots'), logger: log.child({ module: 'snapshots' }) });
     cleanups.push(() => snapshots.close());
-    const t0 = Date.now();
-    const engine = await recover({
+    // The read model is opened first: recovery starts from the newest snapshot it is not behind, so the
+    // one journal replay also re-creates the events it lacks (none after a clean stop).
+    const readFile = join(dataDir, 'read.db');
+    const store = await openReadStore(config.readStoreUrl === '' ? { kind: 'sqlite', file: readFile } : { kind: 'postgres', connectionString: config.readStoreUrl });
+    cleanups.push(() => store.close());
+    const readModelSeq = await store.projector.lastSeq();
+    // Recovery's replay feeds the in-process projector; live projection may then move to a worker thread.
+    const recoveryFeed = new ProjectorFeed(store.projector, log.child({ module: 'projector' }), readModelSeq);
+    let projected = 0;
+    const { engine, report: recovery } = await recoverWithReport({
       journal,
       snapshots,
       createEngine,
       restoreEngine,
+      maxSnapshotSeq: readModelSeq,
+      onApplied: (entry, result) => {
+        if (entry.seq <= readModelSeq) return;
+        recoveryFeed.push({ seq: entry.seq, ts: entry.command.ts, kind: entry.command.kind, events: result.events });
+        projected++;
+      },
       onProgress: (p) => {
         if (p.phase === 'replay') log.info({ seq: p.seq, target: p.targetSeq }, 'replaying journal');
       },
     });
-    log.info({ seq: engine.seq, ms: Date.now() - t0 }, 'engine recovered');
+    log.info({ seq: engine.seq, ...recovery }, 'engine recovered');
+    const tCatchUp = performance.now();
+    await recoveryFeed.drain();
+    const readModel = { fromSeq: readModelSeq, projected, catchUpMs: Math.round(performance.now() - tCatchUp) };
+    if (projected > 0) log.info({ ...readModel, seq: engine.seq }, 'read model caught up');
+    const tWiring = performance.now();
 
-    // ---- read model ----
-    const readFile = join(dataDir, 'read.db');
-    const store = await openReadStore(config.readStoreUrl === '' ? { kind: 'sqlite', file: readFile } : { kind: 'postgres', connectionString: config.readStoreUrl });
-    cleanups.push(() => store.close());
-    await catchUpReadModel(store.projector, journal, engine.seq, log);
+    // ---- live read-model projection ----
     let threadedProjector: ThreadedSqliteProjector | undefined;
     // The projection worker writes SQLite files; a PostgreSQL read model is written inline (its I/O is async anyway).
     if (config.readModelWriter === 'thread' && store.kind === 'sqlite') {
@@ -183,6 +177,8 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       await p.whenReady();
     }
     const feed = new ProjectorFeed(threadedProjector ?? store.projector, log.child({ module: 'projector' }), engine.seq);
+
+    let startup: StartupStatus | undefined;
 
     // ---- auth + signatures ----
     const authDb = new Database(join(dataDir, 'auth.db'));
@@ -253,6 +249,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
             fees: formatUnits(l.fees), reserveFund: formatUnits(l.reserveFund),
           },
           marketMakers: fleet?.userIds.length ?? 0,
+          startup,
         };
       },
     };
@@ -291,6 +288,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     const separateAuth = config.authPort !== undefined;
     const app = await buildServer(deps, { logger: fastifyLogger, includeAuthRoutes: !separateAuth });
     const authApp = separateAuth ? await buildAuthServer(deps, { logger: fastifyLogger, docs: false }) : undefined;
+    const drains = [new HttpDrain(app.server), ...(authApp ? [new HttpDrain(authApp.server)] : [])];
 
     // ---- real-time ----
     let publish: (channel: string, data: unknown) => unknown = () => undefined;
@@ -361,6 +359,15 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     }
     if (authApp) await authApp.listen({ port: config.authPort ?? 0, host: config.host });
     const url = urlOf(app, config.host);
+    const tListening = performance.now();
+    const startupReport: StartupStatus = {
+      totalMs: Math.round(tListening - tStart),
+      ...recovery,
+      readModel,
+      listenMs: Math.round(tListening - tWiring),
+    };
+    startup = startupReport;
+    log.info({ startup: startupReport }, 'started');
     const authUrl = authApp ? urlOf(authApp, config.host) : url;
 
     let closing: Promise<void> | undefined;
@@ -369,20 +376,30 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
         log.info('shutting down');
         // 0. Bots finish their round (their commands are ordinary commands and must not race the stop).
         await fleet?.stop();
-        // 1. No new requests (in-flight ones finish; websockets stay until step 3).
+        // 1. No new connections; responses from now on carry `Connection: close`, so keep-alive sockets end
+        //    after their current request. Websockets stay until step 4.
         const httpClosed = Promise.all([app.close(), authApp?.close()]);
+        // 2. Requests already in flight finish with the sequencer still running: each gets its real answer.
+        const drained = await Promise.all(drains.map((d) => d.drain(config.shutdownGraceMs)));
+        if (drained.includes(false)) {
+          log.warn({ inFlight: drains.reduce((n, d) => n + d.pending, 0) }, 'requests still in flight after the grace period; they will be refused');
+        }
+        // 3. No more commands from timers or the chain; final flush + snapshot; every accepted command
+        //    becomes durable and is published.
         await indexFeed?.stop();
         await fundingClock.stop();
-        // 2. No new chain outcomes; final flush + snapshot; every accepted command becomes durable and is published.
         await bridge.stop();
         await sequencer.stop();
         await bus.drain();
         await feed.drain();
-        // 3. Real-time: last order books out, then disconnect clients with a reconnect code.
+        // 4. Real-time: last order books out, then disconnect clients with a reconnect code.
         channels.stop();
         await rt.close(`shutdown (${DisconnectCode.shutdown})`);
+        // Whatever outlived the grace period has had its refusal by now.
+        app.server.closeAllConnections();
+        authApp?.server.closeAllConnections();
         await httpClosed;
-        // 4. Storage.
+        // 5. Storage.
         cleanups.length = 0;
         await verifier.close();
         await snapshots.close();
@@ -413,6 +430,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       indexPush,
       auth,
       chain: { bridge, simulated },
+      startup: startupReport,
       close,
     };
   } catch (err) {

@@ -96,8 +96,8 @@ export class FileSnapshotStore implements SnapshotStore {
     return seqs.sort((a, b) => a - b);
   }
 
-  async latest(): Promise<EngineSnapshot | undefined> {
-    const seqs = await this.seqs();
+  async latest(atOrBefore = Number.MAX_SAFE_INTEGER): Promise<EngineSnapshot | undefined> {
+    const seqs = (await this.seqs()).filter((seq) => seq <= atOrBefore);
     for (let i = seqs.length - 1; i >= 0; i--) {
       const file = join(this.dir, fileName(seqs[i]));
       try {

@@ -69,8 +69,11 @@ export interface SnapshotInfo {
 export interface SnapshotStore {
   /** Stores atomically (a crash leaves either the old set or the new one), then prunes to the last N. */
   save(snapshot: SerializedSnapshot): Promise<void>;
-  /** The newest readable snapshot; an unreadable newest one falls back to the one before. */
-  latest(): Promise<EngineSnapshot | undefined>;
+  /**
+   * The newest readable snapshot (with `atOrBefore`: the newest at or before that seq); an unreadable one
+   * falls back to the one before.
+   */
+  latest(atOrBefore?: number): Promise<EngineSnapshot | undefined>;
   /** Stored snapshots, oldest first. */
   list(): Promise<SnapshotInfo[]>;
   close(): Promise<void>;

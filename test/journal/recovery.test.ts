@@ -7,7 +7,7 @@ import { openSqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { FileSnapshotStore } from '../../src/journal/file-snapshots.js';
 import { serializeSnapshot } from '../../src/journal/ports.js';
 import { Sequencer } from '../../src/sequencer/sequencer.js';
-import { recover, verifyJournal, type ReplayProgress } from '../../src/sequencer/recovery.js';
+import { recover, recoverWithReport, verifyJournal, type ReplayProgress } from '../../src/sequencer/recovery.js';
 import { createFakeEngine, restoreFakeEngine } from './fake-engine.js';
 import { deposit, silentLogger, tempDir } from './helpers.js';
 
@@ -113,6 +113,51 @@ test('recovery refuses a snapshot ahead of the journal and a journal with a gap'
     const gappy = await openSqliteJournal({ file: join(dir, 'journal.db') });
     await assert.rejects(recover({ journal: gappy, ...engines }), /journal gap: engine at seq 3, next entry is 5/);
     await gappy.close();
+  } finally {
+    cleanup();
+  }
+});
+
+test('recovery can start from an older snapshot (maxSnapshotSeq) and hands every replayed result to onApplied', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const journal = await openSqliteJournal({ file: join(dir, 'journal.db') });
+    const snapshots = new FileSnapshotStore({ dir: join(dir, 'snapshots'), keep: 3, logger: silentLogger });
+    let now = 1_000;
+    const seq = new Sequencer({
+      engine: createFakeEngine(), journal, snapshots, snapshotEveryCommands: 100, snapshotOnStop: true,
+      clock: () => now++, logger: silentLogger,
+    });
+    // In chunks, so each periodic snapshot is written before the next is captured (a waiting one is superseded).
+    for (let i = 0; i < 350; i += 50) {
+      await Promise.all(Array.from({ length: 50 }, (_, j) => seq.submit(deposit(i + j))));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await seq.stop();
+    const live = seq.engine.stateHash();
+    assert.deepEqual((await snapshots.list()).map((s) => s.seq), [200, 300, 350]);
+    assert.equal((await snapshots.latest(299))?.seq, 200);
+    assert.equal((await snapshots.latest(50)), undefined);
+
+    // A consumer (the read model) that has seen up to seq 250: start at the snapshot ≤ 250, replay 201…350.
+    const applied: number[] = [];
+    const { engine, report } = await recoverWithReport({
+      journal, snapshots, ...engines, maxSnapshotSeq: 250,
+      onApplied: (entry, result) => {
+        assert.ok(result.reply, 'a command result');
+        applied.push(entry.seq);
+      },
+    });
+    assert.equal(engine.stateHash(), live);
+    assert.equal(report.snapshotSeq, 200);
+    assert.equal(report.replayed, 150);
+    assert.deepEqual(applied, Array.from({ length: 150 }, (_, i) => 201 + i));
+    for (const k of ['snapshotReadMs', 'snapshotRestoreMs', 'replayMs'] as const) assert.ok(report[k] >= 0, k);
+
+    // Default: the newest snapshot, nothing to replay after a clean stop.
+    const clean = await recoverWithReport({ journal, snapshots, ...engines });
+    assert.deepEqual({ snapshotSeq: clean.report.snapshotSeq, replayed: clean.report.replayed }, { snapshotSeq: 350, replayed: 0 });
+    await journal.close();
   } finally {
     cleanup();
   }

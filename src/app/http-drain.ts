@@ -1,0 +1,65 @@
+/**
+ * Counts HTTP requests in flight on a Node server so a graceful stop can wait for them: a request that
+ * reached a route before the stop still gets its command sequenced and its answer, instead of meeting a
+ * sequencer that already stopped. Listens on the raw server (not Fastify hooks), so it sees every request
+ * whatever plugin serves it.
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+
+export class HttpDrain {
+  private readonly inFlight = new Set<ServerResponse>();
+  private waiters: Array<() => void> = [];
+  private draining = false;
+
+  constructor(private readonly server: Server) {
+    server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+      this.inFlight.add(res);
+      if (this.draining) res.setHeader('connection', 'close');
+      // 'close' fires once per response: after it was sent, or when the client went away first.
+      res.once('close', () => {
+        this.inFlight.delete(res);
+        if (this.inFlight.size === 0) this.release();
+      });
+    });
+  }
+
+  get pending(): number {
+    return this.inFlight.size;
+  }
+
+  /**
+   * Waits for the requests in flight (call after `server.close()`, which stops new connections and ends idle
+   * keep-alive ones). Their answers carry `Connection: close`, so no client sends another request on those
+   * sockets; once they are answered every remaining idle socket is closed. Resolves true when all were
+   * answered, false when `timeoutMs` passed first.
+   */
+  async drain(timeoutMs: number): Promise<boolean> {
+    this.draining = true;
+    for (const res of this.inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+    const done = await this.idle(timeoutMs);
+    this.server.closeIdleConnections();
+    return done;
+  }
+
+  /** Resolves true once no request is in flight, or false when `timeoutMs` passes first. */
+  idle(timeoutMs: number): Promise<boolean> {
+    if (this.inFlight.size === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== done);
+        resolve(false);
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      this.waiters.push(done);
+    });
+  }
+
+  private release(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+}
