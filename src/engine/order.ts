@@ -25,8 +25,18 @@ class RareOrderFields {
   cashQuantity: Units = 0;
   /** DAY orders: epoch ms at which they expire (next UTC midnight after creation); 0 = never. */
   expiresAt = 0;
+  /** Why the order ended (or was rejected); '' while it is live. */
+  rejectedReason = '';
 }
 const NO_RARE_FIELDS: Readonly<RareOrderFields> = Object.freeze(new RareOrderFields());
+
+/** Money totals of the order's fills: an unfilled resting order (most of the book) shares the zero object. */
+class FillTotals {
+  filledValue: Money = 0n;
+  realizedPnL: Money = 0n;
+  fee: Money = 0n;
+}
+const NO_FILLS: Readonly<FillTotals> = Object.freeze(new FillTotals());
 
 const POST_ONLY = 1;
 const REDUCE_ONLY = 2;
@@ -38,11 +48,7 @@ export class OrderState implements BookOrder {
   next: BookOrder | null = null;
   level: PriceLevel | null = null;
   status: OrderStatus = 'NEW';
-  rejectedReason = '';
   filledQuantity: Units = 0;
-  filledValue: Money = 0n;
-  realizedPnL: Money = 0n;
-  fee: Money = 0n;
   updatedAt: number;
   /** Arrival number (counters.placement) when it last entered the book or the stop list. */
   placedSeq = 0;
@@ -50,6 +56,8 @@ export class OrderState implements BookOrder {
   private flags = 0;
   /** Shared frozen defaults until a rare field is written. */
   private rare: RareOrderFields = NO_RARE_FIELDS;
+  /** Shared frozen zeros until the first fill. */
+  private fills: FillTotals = NO_FILLS;
 
   constructor(
     readonly id: string,
@@ -77,6 +85,20 @@ export class OrderState implements BookOrder {
     if (cashQuantity !== 0) this.writable().cashQuantity = cashQuantity;
     if (smpId !== null) this.writable().smpId = smpId;
   }
+
+  private fillTotals(): FillTotals {
+    if (this.fills === NO_FILLS) this.fills = new FillTotals();
+    return this.fills;
+  }
+
+  get filledValue(): Money { return this.fills.filledValue; }
+  set filledValue(v: Money) { if (v !== this.fills.filledValue) this.fillTotals().filledValue = v; }
+  get realizedPnL(): Money { return this.fills.realizedPnL; }
+  set realizedPnL(v: Money) { if (v !== this.fills.realizedPnL) this.fillTotals().realizedPnL = v; }
+  get fee(): Money { return this.fills.fee; }
+  set fee(v: Money) { if (v !== this.fills.fee) this.fillTotals().fee = v; }
+  get rejectedReason(): string { return this.rare.rejectedReason; }
+  set rejectedReason(v: string) { if (v !== this.rare.rejectedReason) this.writable().rejectedReason = v; }
 
   private writable(): RareOrderFields {
     if (this.rare === NO_RARE_FIELDS) this.rare = new RareOrderFields();
