@@ -17,6 +17,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Command } from '../engine/commands.js';
 import { JournalIntegrityError, type CommandJournal, type JournalEntry } from './ports.js';
+import { readJournalFile } from './sqlite-journal-reader.js';
 
 export interface SqliteJournalOptions {
   /** Database file, e.g. `data/journal.db`; parent directories are created. */
@@ -27,11 +28,6 @@ export interface SqliteJournalOptions {
    * (~40 MB of WAL).
    */
   walAutocheckpointPages?: number;
-}
-
-interface CommandRow {
-  seq: number;
-  body: string;
 }
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS commands (
@@ -106,20 +102,8 @@ export class SqliteJournal implements CommandJournal {
     return Promise.resolve();
   }
 
-  /**
-   * Streams committed rows through a private read-only connection, so a long replay (e.g. verifying the
-   * journal of a live exchange) neither blocks nor is blocked by the writer: WAL readers see a stable view.
-   */
-  *read(fromSeqExclusive: number): Generator<JournalEntry> {
-    const reader = new Database(this.file, { readonly: true, fileMustExist: true });
-    try {
-      const rows = reader
-        .prepare('SELECT seq, body FROM commands WHERE seq > ? ORDER BY seq')
-        .iterate(fromSeqExclusive) as IterableIterator<CommandRow>;
-      for (const row of rows) yield { seq: row.seq, command: JSON.parse(row.body) as Command };
-    } finally {
-      reader.close();
-    }
+  read(fromSeqExclusive: number): Generator<JournalEntry> {
+    return readJournalFile(this.file, fromSeqExclusive);
   }
 
   lastSeq(): number {

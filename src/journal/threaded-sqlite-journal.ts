@@ -19,6 +19,7 @@ import type { WriterInit, WriterReply, WriterRequest } from './journal-writer-pr
 import { JournalIntegrityError, type CommandJournal, type JournalEntry } from './ports.js';
 import type { SqliteJournalOptions } from './sqlite-journal.js';
 import { startSiblingWorker } from '../workers/start-worker.js';
+import { readJournalFile } from './sqlite-journal-reader.js';
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS commands (
   seq  INTEGER PRIMARY KEY,
@@ -96,20 +97,8 @@ export class ThreadedSqliteJournal implements CommandJournal {
     return this.newest;
   }
 
-  /**
-   * Streams committed rows through a private read-only connection (WAL readers see a stable view and do
-   * not block the writer).
-   */
-  *read(fromSeqExclusive: number): Generator<JournalEntry> {
-    const reader = new Database(this.file, { readonly: true, fileMustExist: true });
-    try {
-      const rows = reader
-        .prepare('SELECT seq, body FROM commands WHERE seq > ? ORDER BY seq')
-        .iterate(fromSeqExclusive) as IterableIterator<{ seq: number; body: string }>;
-      for (const row of rows) yield { seq: row.seq, command: JSON.parse(row.body) as Command };
-    } finally {
-      reader.close();
-    }
+  read(fromSeqExclusive: number): Generator<JournalEntry> {
+    return readJournalFile(this.file, fromSeqExclusive);
   }
 
   lastSeq(): number {
