@@ -20,6 +20,8 @@ import { createRealtimeServer } from '../src/realtime/index.js';
 const BOOK_CLIENTS = Number(process.env.BOOK_CLIENTS ?? 5000);
 const PRIVATE_CLIENTS = Number(process.env.PRIVATE_CLIENTS ?? 1000);
 const DURATION_MS = Number(process.env.DURATION_MS ?? 10_000);
+/** The server's write delay (messages queued this long leave in one frame); WS_WRITE_DELAY_MS in the app. */
+const WRITE_DELAY_MS = Number(process.env.WRITE_DELAY_MS ?? 0);
 const BOOK_HZ = 100;
 const PRIVATE_HZ = 1;
 const BOOKS = ['bench:orderBook-BTC-0.1', 'bench:orderBook-ETH-0.1'];
@@ -285,6 +287,7 @@ async function phaseProtocol(): Promise<PhaseResult> {
     historyFor: (ch) => (ch.startsWith('bench:order-') ? { size: 100, ttlMs: 300_000 } : null),
     pingIntervalMs: 25_000,
     connectTimeoutMs: 60_000,
+    writeDelayMs: WRITE_DELAY_MS,
   });
   const addr = await rt.listen(0, '127.0.0.1');
   const url = `ws://127.0.0.1:${addr.port}/connection/websocket`;

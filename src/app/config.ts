@@ -26,6 +26,8 @@ export interface ExchangeConfig {
   /** Graceful stop: time HTTP requests in flight get to finish before the sequencer stops, ms. */
   shutdownGraceMs: number;
   bookPublishIntervalMs: number;
+  /** Real-time write delay: messages queued this long leave in one frame (0 = once per event-loop turn). */
+  wsWriteDelayMs: number;
   heartbeatMs: number;
   faucetAmount: string;
   chainDelayMs: number;
@@ -85,6 +87,7 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'SNAPSHOT_EVERY_MS', default: '300000', doc: 'Engine snapshot after this much command time, ms (0 = never by time).' },
   { env: 'SHUTDOWN_GRACE_MS', default: '10000', doc: 'Graceful stop: how long HTTP requests already in flight may take to finish before the sequencer stops.' },
   { env: 'BOOK_PUBLISH_INTERVAL_MS', default: '50', doc: 'Minimum interval between order-book publications per channel.' },
+  { env: 'WS_WRITE_DELAY_MS', default: '0', doc: 'Real-time write delay, ms: messages queued this long leave in one websocket frame (0 = once per event-loop turn). A few ms cuts frames and syscalls under heavy fan-out at that much latency.' },
   { env: 'HEARTBEAT_MS', default: '5000', doc: 'Period of the {env}:heartbeat publication, ms.' },
   { env: 'FAUCET_AMOUNT', default: '10000', doc: 'USDT credited by the demo faucet per call (0 = faucet off).' },
   { env: 'CHAIN_DELAY_MS', default: '3000', doc: 'Simulated chain: time until a withdrawal or deposit is final, ms.' },
@@ -203,6 +206,7 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
     snapshotEveryMs: int(env, 'SNAPSHOT_EVERY_MS', 300000),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10000),
     bookPublishIntervalMs: int(env, 'BOOK_PUBLISH_INTERVAL_MS', 50),
+    wsWriteDelayMs: int(env, 'WS_WRITE_DELAY_MS', 0),
     heartbeatMs: int(env, 'HEARTBEAT_MS', 5000, 1),
     faucetAmount: faucet,
     chainDelayMs: int(env, 'CHAIN_DELAY_MS', 3000),

@@ -308,6 +308,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       path: WS_PATH,
       authorize: channels.authorize,
       historyFor: channels.historyFor,
+      writeDelayMs: config.wsWriteDelayMs,
       logger: log.child({ module: 'realtime' }),
     });
     publish = (ch, data) => rt.publish(ch, data);

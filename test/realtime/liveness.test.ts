@@ -70,3 +70,25 @@ test('slow consumer is disconnected (3008), a normal client keeps receiving', as
   c.disconnect();
   await rt.close();
 });
+
+test('write delay: publications queued within writeDelayMs leave in one frame, in order, to a real client', async () => {
+  const { rt, url } = await startServer({ writeDelayMs: 40 });
+  const c = client(url);
+  c.connect();
+  const sub = c.newSubscription(PUBLIC);
+  const got: number[] = [];
+  sub.on('publication', (ctx: PublicationContext) => got.push((ctx.data as { i: number }).i));
+  sub.subscribe();
+  await subscribed(sub);
+  await sleep(60);
+  const frames0 = rt.stats.framesSent;
+  for (let i = 0; i < 5; i++) {
+    rt.publish(PUBLIC, { i });
+    await new Promise((r) => setImmediate(r)); // separate event-loop turns: without the delay, 5 frames
+  }
+  await waitFor(() => got.length === 5);
+  assert.deepEqual(got, [0, 1, 2, 3, 4]);
+  assert.equal(rt.stats.framesSent - frames0, 1, 'one frame for the five publications');
+  c.disconnect();
+  await rt.close();
+});
