@@ -10,6 +10,7 @@ import {
   fillView, fundingView, orderKeyOf, orderView, positionHistoryView, toNum, tpslView, tradeView, transferView,
 } from './codec.js';
 import { groupStatusCondition, STOP_TYPES } from './order-status-groups.js';
+import { windowedFillCount } from './fill-hour-counts.js';
 import { HistoryCounts, type CreatedWindow } from './history-counts.js';
 import { clampLimit, keysetPage, scanCounter, toEpochMs, type KeysetSpec } from './paging.js';
 import type {
@@ -150,13 +151,13 @@ export class StoreQueries {
     q = whereTime(q, 'created_at', window.after, window.before);
     const counters = whereIn(this.counts.countersOf('fill_counts', userId), 'instrument', instruments);
     const cacheKey = JSON.stringify(['fills', userId, sorted(instruments), window.after ?? null, window.before ?? null]);
-    const base = q;
     return keysetPage<Selectable<FillsTable>, FillView>(
       q,
       appendOnlySpec('created_at', (r) => r.created_at),
       f,
       fillView,
-      (carried) => this.counts.count(cacheKey, counters, window, true, carried, scanCounter(base)),
+      // A new window cannot reuse a cached count: whole hours come from fill_hour_counts, only the edges are scanned.
+      (carried) => this.counts.count(cacheKey, counters, window, true, carried, () => windowedFillCount(this.db, userId, instruments, window.after, window.before)),
     );
   }
 

@@ -30,7 +30,8 @@ export interface History {
   ref: Reference;
 }
 
-export function generateHistory(opts: { seed: number; orders: number; startSeq?: number; users?: number[] }): History {
+/** `stepMs`: largest gap between consecutive commands (default 2 ms; larger spreads the history over hours or days). */
+export function generateHistory(opts: { seed: number; orders: number; startSeq?: number; users?: number[]; stepMs?: number }): History {
   const r = mulberry32(opts.seed);
   const users = opts.users ?? USERS;
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
@@ -63,7 +64,7 @@ export function generateHistory(opts: { seed: number; orders: number; startSeq?:
   };
 
   while (created < opts.orders || live.length > 0) {
-    t += Math.floor(r() * 3);
+    t += Math.floor(r() * ((opts.stepMs ?? 2) + 1));
     const roll = r();
     if (created < opts.orders && (roll < 0.55 || live.length === 0)) {
       created++;
