@@ -264,7 +264,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     const accounts = {
       ...openAccountStores(authDb, (userId) => auth.forgetUser(userId)),
       statistics: new ExchangeStatistics(store.db),
-      userHistory: new UserHistory(store.db),
+      userHistory: new UserHistory(store.db, store.statistics),
       queries: store.queries,
       onlineConnections: () => onlineConnections(),
     };

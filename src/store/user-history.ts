@@ -1,11 +1,12 @@
 /**
  * One user's aggregates for public profiles and yield accrual: trading summary from position lifetimes
- * and the collateral balance at the end of each UTC day (from the append-only funding changes).
+ * and the collateral balance at the end of each UTC day (the balance chart's query, user-charts.ts).
  */
 import type { Kysely } from 'kysely';
 import type { Money } from '../domain/fixed.js';
-import { toMoney, toNum } from './codec.js';
+import { toMoney } from './codec.js';
 import type { StoreDatabase } from './schema.js';
+import type { StoreStatistics } from './user-charts.js';
 import { DAY_MS } from './exchange-statistics.js';
 
 export interface UserTradingSummary {
@@ -27,7 +28,10 @@ export interface DailyBalance {
 }
 
 export class UserHistory {
-  constructor(private readonly db: Kysely<StoreDatabase>) {}
+  constructor(
+    private readonly db: Kysely<StoreDatabase>,
+    private readonly charts: Pick<StoreStatistics, 'balanceChart'>,
+  ) {}
 
   async tradingSummary(userId: number): Promise<UserTradingSummary> {
     const rows = await this.db.selectFrom('position_history')
@@ -54,24 +58,9 @@ export class UserHistory {
 
   /** Balance at the end of each day in [fromDay, toDay] (carried forward; 0 before the first change). */
   async dailyBalances(userId: number, fromDay: number, toDay: number): Promise<DailyBalance[]> {
-    const start = await this.db.selectFrom('funding_changes').select('balance')
-      .where('user_id', '=', userId).where('updated_at', '<', fromDay * DAY_MS)
-      .orderBy('updated_at', 'desc').orderBy('seq', 'desc').orderBy('ev', 'desc').limit(1)
-      .executeTakeFirst();
-    const rows = await this.db.selectFrom('funding_changes').select(['balance', 'updated_at'])
-      .where('user_id', '=', userId)
-      .where('updated_at', '>=', fromDay * DAY_MS).where('updated_at', '<', (toDay + 1) * DAY_MS)
-      .orderBy('updated_at').orderBy('seq').orderBy('ev')
-      .execute();
-    const endOfDay = new Map<number, Money>();
-    for (const r of rows) endOfDay.set(Math.floor(toNum(r.updated_at) / DAY_MS), toMoney(r.balance));
-    let balance = start ? toMoney(start.balance) : 0n;
-    const out: DailyBalance[] = [];
-    for (let d = fromDay; d <= toDay; d++) {
-      balance = endOfDay.get(d) ?? balance;
-      out.push({ day: d, balance });
-    }
-    return out;
+    // The same end-of-period balance the balance chart route serves, by day.
+    const points = await this.charts.balanceChart(userId, { after: fromDay * DAY_MS, before: (toDay + 1) * DAY_MS, group: 'day' });
+    return points.map((p) => ({ day: Math.floor(p.start / DAY_MS), balance: p.balance }));
   }
 }
 
