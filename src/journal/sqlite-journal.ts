@@ -16,8 +16,9 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Command } from '../engine/commands.js';
-import { JournalIntegrityError, type CommandJournal, type JournalEntry } from './ports.js';
+import type { CommandJournal, JournalEntry } from './ports.js';
 import { readJournalFile } from './sqlite-journal-reader.js';
+import { AppendBuffer } from './append-buffer.js';
 
 export interface SqliteJournalOptions {
   /** Database file, e.g. `data/journal.db`; parent directories are created. */
@@ -40,12 +41,7 @@ export class SqliteJournal implements CommandJournal {
   private readonly db: Database.Database;
   private readonly insert: Database.Statement<[number, number, string]>;
   private readonly writeBatch: (seqs: number[], tss: number[], bodies: string[]) => void;
-  // The buffer as three parallel arrays: cheaper than an array of objects at 100k+ appends/s.
-  private seqs: number[] = [];
-  private tss: number[] = [];
-  private bodies: string[] = [];
-  private appendedSeq: number;
-  private appendedTs: number;
+  private readonly pending: AppendBuffer;
   private committedSeq: number;
   private failure: Error | undefined;
   private closed = false;
@@ -64,32 +60,20 @@ export class SqliteJournal implements CommandJournal {
     const last = this.db.prepare('SELECT seq, ts FROM commands ORDER BY seq DESC LIMIT 1').get() as
       | { seq: number; ts: number }
       | undefined;
-    this.appendedSeq = this.committedSeq = last?.seq ?? 0;
-    this.appendedTs = last?.ts ?? 0;
+    this.committedSeq = last?.seq ?? 0;
+    this.pending = new AppendBuffer(this.committedSeq, last?.ts ?? 0);
   }
 
   append(seq: number, command: Command): void {
     if (this.closed) throw new Error('journal is closed');
     if (this.failure) throw this.failure;
-    if (seq !== this.appendedSeq + 1) {
-      throw new JournalIntegrityError(`append seq ${seq} does not follow ${this.appendedSeq}`);
-    }
-    this.seqs.push(seq);
-    this.tss.push(command.ts);
-    this.bodies.push(JSON.stringify(command));
-    this.appendedSeq = seq;
-    this.appendedTs = command.ts;
+    this.pending.append(seq, command);
   }
 
   flush(): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
-    if (this.seqs.length === 0) return Promise.resolve();
-    const seqs = this.seqs;
-    const tss = this.tss;
-    const bodies = this.bodies;
-    this.seqs = [];
-    this.tss = [];
-    this.bodies = [];
+    if (this.pending.empty) return Promise.resolve();
+    const { seqs, tss, bodies } = this.pending.take();
     try {
       this.writeBatch(seqs, tss, bodies);
     } catch (err) {
@@ -107,7 +91,7 @@ export class SqliteJournal implements CommandJournal {
   }
 
   lastSeq(): number {
-    return this.appendedSeq;
+    return this.pending.lastSeq;
   }
 
   durableSeq(): number {
@@ -115,7 +99,7 @@ export class SqliteJournal implements CommandJournal {
   }
 
   lastTs(): number {
-    return this.appendedTs;
+    return this.pending.lastTs;
   }
 
   async close(): Promise<void> {

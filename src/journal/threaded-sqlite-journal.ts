@@ -16,10 +16,11 @@ import { dirname } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import type { Command } from '../engine/commands.js';
 import type { WriterInit, WriterReply, WriterRequest } from './journal-writer-protocol.js';
-import { JournalIntegrityError, type CommandJournal, type JournalEntry } from './ports.js';
+import type { CommandJournal, JournalEntry } from './ports.js';
 import type { SqliteJournalOptions } from './sqlite-journal.js';
 import { startSiblingWorker } from '../workers/start-worker.js';
 import { readJournalFile } from './sqlite-journal-reader.js';
+import { AppendBuffer } from './append-buffer.js';
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS commands (
   seq  INTEGER PRIMARY KEY,
@@ -37,11 +38,7 @@ export class ThreadedSqliteJournal implements CommandJournal {
   private readonly writer: Worker;
   private readonly inFlight = new Map<number, InFlight>();
   private nextId = 1;
-  private seqs: number[] = [];
-  private tss: number[] = [];
-  private bodies: string[] = [];
-  private appendedSeq: number;
-  private appendedTs: number;
+  private readonly pending: AppendBuffer;
   private committedSeq: number;
   private failure: Error | undefined;
   private closed = false;
@@ -57,8 +54,8 @@ export class ThreadedSqliteJournal implements CommandJournal {
       db.pragma('journal_mode = WAL');
       db.exec(SCHEMA);
       const last = db.prepare('SELECT seq, ts FROM commands ORDER BY seq DESC LIMIT 1').get() as { seq: number; ts: number } | undefined;
-      this.appendedSeq = this.committedSeq = last?.seq ?? 0;
-      this.appendedTs = last?.ts ?? 0;
+      this.committedSeq = last?.seq ?? 0;
+      this.pending = new AppendBuffer(this.committedSeq, last?.ts ?? 0);
     } finally {
       db.close();
     }
@@ -75,24 +72,14 @@ export class ThreadedSqliteJournal implements CommandJournal {
   append(seq: number, command: Command): void {
     if (this.closed) throw new Error('journal is closed');
     if (this.failure) throw this.failure;
-    if (seq !== this.appendedSeq + 1) {
-      throw new JournalIntegrityError(`append seq ${seq} does not follow ${this.appendedSeq}`);
-    }
-    this.seqs.push(seq);
-    this.tss.push(command.ts);
-    this.bodies.push(JSON.stringify(command));
-    this.appendedSeq = seq;
-    this.appendedTs = command.ts;
+    this.pending.append(seq, command);
   }
 
   flush(): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
-    if (this.seqs.length === 0) return this.newest;
-    const req: WriterRequest = { kind: 'write', id: this.nextId++, seqs: this.seqs, tss: this.tss, bodies: this.bodies };
-    const lastSeq = this.appendedSeq;
-    this.seqs = [];
-    this.tss = [];
-    this.bodies = [];
+    if (this.pending.empty) return this.newest;
+    const lastSeq = this.pending.lastSeq;
+    const req: WriterRequest = { kind: 'write', id: this.nextId++, ...this.pending.take() };
     this.newest = this.send(req, lastSeq);
     return this.newest;
   }
@@ -102,7 +89,7 @@ export class ThreadedSqliteJournal implements CommandJournal {
   }
 
   lastSeq(): number {
-    return this.appendedSeq;
+    return this.pending.lastSeq;
   }
 
   durableSeq(): number {
@@ -110,7 +97,7 @@ export class ThreadedSqliteJournal implements CommandJournal {
   }
 
   lastTs(): number {
-    return this.appendedTs;
+    return this.pending.lastTs;
   }
 
   close(): Promise<void> {
