@@ -240,7 +240,7 @@ async function main(): Promise<void> {
     for (const line of tally.detail()) extra.push(`(b) ${line}`);
     for (const s of tally.samples) extra.push(`(b) e.g. ${s}`);
     try {
-      (r.timed as PassResult & { engine: ExchangeEngine }).engine.checkInvariants();
+      (r.timed as PassResult & { engine: ExchangeEngine }).engine.checkInvariants(); // the timed pass keeps its engine
       extra.push('(b) engine.checkInvariants() after the stream: ok');
     } catch (err) {
       extra.push(`(b) engine.checkInvariants() after the stream FAILED: ${String(err)}`);
