@@ -10,9 +10,18 @@ export class HttpDrain {
   private readonly inFlight = new Set<ServerResponse>();
   private waiters: Array<() => void> = [];
   private draining = false;
+  /** Set once the drain is over: the sequencer is about to stop, so a late request has nothing to answer it. */
+  private drained = false;
 
   constructor(private readonly server: Server) {
-    server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (this.drained) {
+        // A request that was still on its way in (a connection accepted before the close) when the drain
+        // finished: end its connection, as a stopped server would, rather than answer 5xx from a stopped
+        // sequencer. Its command is either applied (like any ack lost in transit) or never seen.
+        req.socket.destroy();
+        return;
+      }
       this.inFlight.add(res);
       if (this.draining) res.setHeader('connection', 'close');
       // 'close' fires once per response: after it was sent, or when the client went away first.
@@ -37,6 +46,7 @@ export class HttpDrain {
     this.draining = true;
     for (const res of this.inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
     const done = await this.idle(timeoutMs);
+    this.drained = true;
     this.server.closeIdleConnections();
     return done;
   }
