@@ -39,6 +39,7 @@ import {
 } from './engine/runs.js';
 import { gcNow, int, median, percentilesUs, timerOverheadNs, us, type Percentiles } from './engine/stats.js';
 import { BASE_TS, generateWorkload, type Workload } from './engine/workload.js';
+import { envInt } from './env-int.js';
 
 // ---------------------------------------------------------------- re-spawn with --expose-gc
 
@@ -51,13 +52,6 @@ if (typeof (globalThis as { gc?: unknown }).gc !== 'function') {
 
 // ---------------------------------------------------------------- configuration
 
-const envInt = (name: string, def: number): number => {
-  const v = process.env[name];
-  if (v === undefined || v === '') return def;
-  const n = Number(v.replace(/_/g, ''));
-  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer`);
-  return n;
-};
 
 const OPS = envInt('BENCH_OPS', 1_000_000);
 const WARMUP = envInt('BENCH_WARMUP', Math.min(200_000, OPS));

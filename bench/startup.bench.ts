@@ -21,14 +21,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { StartupStatus } from '../src/api/deps.js';
+import { envInt } from './env-int.js';
 
-const envInt = (name: string, def: number): number => {
-  const v = process.env[name];
-  if (v === undefined || v === '') return def;
-  const n = Number(v.replace(/_/g, ''));
-  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer`);
-  return n;
-};
 
 const COMMANDS = envInt('BENCH_COMMANDS', 1_000_000);
 const TAIL = envInt('BENCH_TAIL', 50_000);

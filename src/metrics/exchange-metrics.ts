@@ -33,6 +33,14 @@ export function createExchangeMetrics(src: MetricsSources): ExchangeMetrics {
   const registry = new Registry();
   const stats = src.sequencer.stats;
   if (src.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'perpx_' });
+  /** A counter whose value is a running total the sequencer already keeps, read at scrape time. */
+  const statsCounter = (name: string, help: string, read: () => number) => new Counter({
+    name, help, registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(read());
+    },
+  });
 
   new Counter({
     name: 'perpx_commands_total',
@@ -52,22 +60,8 @@ export function createExchangeMetrics(src: MetricsSources): ExchangeMetrics {
   new StatsHistogram('perpx_command_latency_seconds', 'Command latency from submit to durable acknowledgment (apply + journal group commit)', () => stats.ackLatency).register(registry);
   new StatsHistogram('perpx_journal_fsync_seconds', 'Journal group-commit flush (one transaction + fsync)', () => stats.flushLatency).register(registry);
   new StatsHistogram('perpx_snapshot_capture_seconds', 'Engine snapshot capture (blocks the sequencer)', () => stats.snapshotCaptureLatency).register(registry);
-  new Counter({
-    name: 'perpx_journal_flushed_commands_total', help: 'Commands made durable (divide by flushes for the group-commit size)',
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(stats.flushedCommands);
-    },
-  });
-  new Counter({
-    name: 'perpx_journal_flushes_total', help: 'Journal group commits',
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(stats.flushes);
-    },
-  });
+  statsCounter('perpx_journal_flushed_commands_total', 'Commands made durable (divide by flushes for the group-commit size)', () => stats.flushedCommands);
+  statsCounter('perpx_journal_flushes_total', 'Journal group commits', () => stats.flushes);
   new Gauge({
     name: 'perpx_engine_seq', help: 'Sequence number of the last applied command', registers: [registry],
     collect() {
