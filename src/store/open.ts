@@ -49,7 +49,11 @@ function openSqlite(file: string): Database.Database {
 }
 
 function postgresDialect(connectionString: string, poolSize = 10): PostgresDialect {
-  return new PostgresDialect({ pool: new pg.Pool({ connectionString, max: poolSize }) });
+  const pool = new pg.Pool({ connectionString, max: poolSize });
+  // An idle pooled connection the server ends (restart, admin termination) emits 'error' on the pool; without a
+  // listener that is an uncaught exception. The pool drops the broken client and the next query opens a new one.
+  pool.on('error', () => {});
+  return new PostgresDialect({ pool });
 }
 
 export async function openReadStore(config: StoreConfig): Promise<ReadStore> {
