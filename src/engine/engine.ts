@@ -471,8 +471,8 @@ export class Engine implements ExchangeEngine {
   // Orders: validation and placement
   // =====================================================================================================
 
-  /** Static checks of an order input against its instrument. Returns a refusal, or null when valid. */
-  private validateOrder(userId: number, input: PlaceOrderInput, m: Market | undefined): Reply | null {
+  /** Static checks of an order input against its instrument. Returns a refusal, or the order id's canonical key when valid (so placing it does not compute the key again). */
+  private validateOrder(userId: number, input: PlaceOrderInput, m: Market | undefined): Reply | string {
     if (!Engine.validUser(userId)) return fail(400, 'INVALID_USER', 'Invalid user');
     if (!input || typeof input !== 'object') return fail(400, 'INVALID_ORDER', 'Invalid order');
     if (!m) return fail(404, 'INSTRUMENT_NOT_FOUND', `Unknown instrument ${String(input.instrument)}`);
@@ -524,7 +524,7 @@ export class Engine implements ExchangeEngine {
     const acc = this.s.accounts.get(userId);
     const key = canonicalOrderKey(input.id)!;
     if (acc && (acc.usedIds.has(key) || acc.orders.has(key))) return fail(409, 'DUPLICATE_ORDER_ID', 'Order id already used');
-    return null;
+    return key;
   }
 
   private validateTpSlInput(r: InstrumentRules, type: unknown, side: unknown, quantity: unknown, price: unknown): Reply | null {
@@ -541,9 +541,9 @@ export class Engine implements ExchangeEngine {
 
   private placeCommand(userId: number, input: PlaceOrderInput): Reply {
     const m = input && typeof input === 'object' ? this.s.markets.get(input.instrument) : undefined;
-    const bad = this.validateOrder(userId, input, m);
-    if (bad) return bad;
-    const o = this.place(this.accountOf(userId), m!, input);
+    const key = this.validateOrder(userId, input, m);
+    if (typeof key !== 'string') return key;
+    const o = this.place(this.accountOf(userId), m!, input, key);
     return { ok: true, order: o.view() };
   }
 
@@ -565,12 +565,12 @@ export class Engine implements ExchangeEngine {
         batch.push({ orderId, success: false, failReason: 'Batch orders are limit orders' });
         continue;
       }
-      const bad = this.validateOrder(userId, input, m);
-      if (bad && !bad.ok) {
-        batch.push({ orderId, success: false, failReason: bad.error.message });
+      const key = this.validateOrder(userId, input, m);
+      if (typeof key !== 'string') {
+        batch.push({ orderId, success: false, failReason: key.ok ? '' : key.error.message });
         continue;
       }
-      const o = this.place(this.accountOf(userId), m, input);
+      const o = this.place(this.accountOf(userId), m, input, key);
       views.push(o.view());
       batch.push(o.status === 'REJECTED' ? { orderId, success: false, failReason: o.rejectedReason } : { orderId, success: true });
     }
@@ -586,15 +586,14 @@ export class Engine implements ExchangeEngine {
   }
 
   /** Creates the order and runs it (its id is used from now on); refusals from here on are REJECTED orders. */
-  private place(acc: Account, m: Market, input: PlaceOrderInput): OrderState {
-    const o = this.admit(acc, m, input);
+  private place(acc: Account, m: Market, input: PlaceOrderInput, key = canonicalOrderKey(input.id)!): OrderState {
+    const o = this.admit(acc, m, input, key);
     this.retireIfDone(acc, o);
     return o;
   }
 
-  private admit(acc: Account, m: Market, input: PlaceOrderInput): OrderState {
+  private admit(acc: Account, m: Market, input: PlaceOrderInput, key: string): OrderState {
     const r = m.rules;
-    const key = canonicalOrderKey(input.id)!;
     const isMarket = input.type === 'MARKET';
     const byCash = isMarket && input.cashQuantity !== undefined;
     const reduceOnly = input.reduceOnly === true;
@@ -1213,9 +1212,9 @@ export class Engine implements ExchangeEngine {
       id, instrument, side: pos && pos.qty > 0 ? 'SELL' : 'BUY', type: 'MARKET', timeInForce: 'IOC', leverage,
       quantity: quantity === 0 || quantity > size ? size : quantity, reduceOnly: true, group: 'manually',
     };
-    const bad = this.validateOrder(userId, input, m);
-    if (bad) return bad;
-    const o = this.place(acc!, m!, input);
+    const key = this.validateOrder(userId, input, m);
+    if (typeof key !== 'string') return key;
+    const o = this.place(acc!, m!, input, key);
     return { ok: true, order: o.view() };
   }
 
