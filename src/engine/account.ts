@@ -39,8 +39,6 @@ export interface Account {
   orders: Map<string, OrderState>;
   openVolume: Map<string, OpenVolume>;
   leverage: Map<string, number>;
-  /** Client order ids used by this user (canonical key → UTC day of the id), pruned once outside the id window. */
-  usedIds: Map<string, number>;
   marginCall: boolean;
   updatedAt: number;
 }
@@ -48,7 +46,7 @@ export interface Account {
 export function newAccount(userId: number): Account {
   return {
     userId, balance: 0n, pendingWithdrawals: 0n, positions: new Map(), orders: new Map(), openVolume: new Map(),
-    leverage: new Map(), usedIds: new Map(), marginCall: false, updatedAt: 0,
+    leverage: new Map(), marginCall: false, updatedAt: 0,
   };
 }
 

@@ -28,6 +28,7 @@ import { bankruptcyPrice } from './margin.js';
 import { compileInstrument, isMultiple, maintenanceMargin, notionalCap, type InstrumentRules } from './instrument-rules.js';
 import { Market } from './market.js';
 import { OrderState } from './order.js';
+import { UsedOrderIds } from './used-order-ids.js';
 import { applyFill, signedCost } from './position-math.js';
 import type {
   AvailableBalanceView, BatchItemResult, CommandError, CommandResult, DepthView, EngineEvent, FundingChangeView,
@@ -104,6 +105,7 @@ export class Engine implements ExchangeEngine {
       transferIds: new Set(),
       totals: { deposits: 0n, withdrawals: 0n, fees: 0n, reserveFund: 0n },
       counters: { execution: 0, position: 0, tpsl: 0, systemOrder: 0, placement: 0 },
+      usedIds: new UsedOrderIds(),
       prunedDay: 0,
     };
     for (const acc of this.s.accounts.values()) {
@@ -202,11 +204,7 @@ export class Engine implements ExchangeEngine {
     const today = dayNumber(this.ts);
     if (today <= this.s.prunedDay) return;
     this.s.prunedDay = today;
-    for (const acc of this.s.accounts.values()) {
-      for (const [key, day] of acc.usedIds) {
-        if (day < today - 1 && !acc.orders.has(key)) acc.usedIds.delete(key);
-      }
-    }
+    this.s.usedIds.prune(today - 1);
   }
 
   // =====================================================================================================
@@ -523,7 +521,7 @@ export class Engine implements ExchangeEngine {
     }
     const acc = this.s.accounts.get(userId);
     const key = canonicalOrderKey(input.id)!;
-    if (acc && (acc.usedIds.has(key) || acc.orders.has(key))) return fail(409, 'DUPLICATE_ORDER_ID', 'Order id already used');
+    if (acc && (acc.orders.has(key) || this.s.usedIds.has(userId, key))) return fail(409, 'DUPLICATE_ORDER_ID', 'Order id already used');
     return key;
   }
 
@@ -877,7 +875,7 @@ export class Engine implements ExchangeEngine {
 
   /**
    * A live order is found by its key in `acc.orders`; only orders that are no longer live keep their id in
-   * `usedIds` (the duplicate check looks at both), so a resting order costs one map entry, not two.
+   * `s.usedIds` (the duplicate check looks at both), so a resting order costs one map entry, not two.
    */
   private list(acc: Account, o: OrderState): void {
     acc.orders.set(o.key, o);
@@ -886,12 +884,12 @@ export class Engine implements ExchangeEngine {
   /** The order stops being live for good: its id moves to `usedIds`. */
   private unlist(acc: Account, o: OrderState): void {
     acc.orders.delete(o.key);
-    acc.usedIds.set(o.key, orderIdDay(o.id));
+    this.s.usedIds.add(acc.userId, o.key, orderIdDay(o.id));
   }
 
   /** After running an order that was not listed: it rested (listed) or it is done (its id is now used). */
   private retireIfDone(acc: Account, o: OrderState): void {
-    if (!acc.orders.has(o.key)) acc.usedIds.set(o.key, orderIdDay(o.id));
+    if (!acc.orders.has(o.key)) this.s.usedIds.add(acc.userId, o.key, orderIdDay(o.id));
   }
 
   /** Puts the order's remainder in the book and reserves its margin. */
@@ -1027,7 +1025,7 @@ export class Engine implements ExchangeEngine {
     const acc = this.s.accounts.get(userId);
     const o = acc?.orders.get(key);
     if (!acc || !o) {
-      if (acc && acc.usedIds.has(key)) return fail(409, 'ORDER_NOT_OPEN', 'Order is not open');
+      if (acc && this.s.usedIds.has(userId, key)) return fail(409, 'ORDER_NOT_OPEN', 'Order is not open');
       return fail(404, 'ORDER_NOT_FOUND', 'Order not found');
     }
     return { acc, o };
@@ -1516,7 +1514,7 @@ export class Engine implements ExchangeEngine {
   hasOrderId(userId: number, orderId: string): boolean {
     const key = canonicalOrderKey(orderId);
     const acc = this.s.accounts.get(userId);
-    return key !== null && acc !== undefined && (acc.usedIds.has(key) || acc.orders.has(key));
+    return key !== null && acc !== undefined && (acc.orders.has(key) || this.s.usedIds.has(userId, key));
   }
 
   depth(instrument: string, maxLevel: number, grouping: Units): DepthView | undefined {

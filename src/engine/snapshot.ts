@@ -14,6 +14,7 @@ import { OrderState } from './order.js';
 import type { BookSide } from './order-book.js';
 import type { EngineState, TransferState } from './state.js';
 import type { TpSlState } from './tpsl.js';
+import { UsedOrderIds } from './used-order-ids.js';
 
 type OrderJson = [
   id: string, userId: number, instrument: string, type: OrderType, side: Side, tif: TimeInForce, postOnly: boolean,
@@ -112,11 +113,12 @@ export function serializeState(s: EngineState): StateJson {
       bids: sideJson(m.book.bids), asks: sideJson(m.book.asks), stops: m.stops.map(orderJson),
     });
   }
+  const usedIds = s.usedIds.byUser();
   const accounts: AccountJson[] = [...s.accounts.values()]
     .sort((a, b) => a.userId - b.userId)
     .map((a) => ({
       userId: a.userId, balance: a.balance.toString(), pendingWithdrawals: a.pendingWithdrawals.toString(), marginCall: a.marginCall,
-      updatedAt: a.updatedAt, leverage: [...a.leverage], usedIds: [...a.usedIds],
+      updatedAt: a.updatedAt, leverage: [...a.leverage], usedIds: usedIds.get(a.userId) ?? [],
       openVolume: [...a.openVolume].map(([k, v]) => [k, v.buyRaw.toString(), v.sellRaw.toString()] as [string, string, string]),
       positions: [...a.positions.values()].map(positionJson),
     }));
@@ -141,6 +143,9 @@ export function restoreState(raw: unknown, seq: number): EngineState {
   const j = raw as StateJson;
   const keyOf = (id: string) => id.slice(6).toLowerCase();
   const accounts = new Map<number, ReturnType<typeof newAccount>>();
+  let usedCount = 0;
+  for (const a of j.accounts) usedCount += a.usedIds.length;
+  const usedIds = new UsedOrderIds(usedCount);
   for (const a of j.accounts) {
     const acc = newAccount(a.userId);
     acc.balance = BigInt(a.balance);
@@ -148,7 +153,7 @@ export function restoreState(raw: unknown, seq: number): EngineState {
     acc.marginCall = a.marginCall;
     acc.updatedAt = a.updatedAt;
     for (const [k, v] of a.leverage) acc.leverage.set(k, v);
-    for (const [k, v] of a.usedIds) acc.usedIds.set(k, v);
+    for (const [k, v] of a.usedIds) usedIds.add(a.userId, k, v);
     for (const [k, b, s] of a.openVolume) acc.openVolume.set(k, { buyRaw: BigInt(b), sellRaw: BigInt(s) });
     for (const p of a.positions) {
       acc.positions.set(p.instrument, {
@@ -214,6 +219,7 @@ export function restoreState(raw: unknown, seq: number): EngineState {
       reserveFund: BigInt(j.totals.reserveFund),
     },
     counters: { ...j.counters, placement: j.counters.placement ?? 0 },
+    usedIds,
     prunedDay: j.prunedDay,
   };
 }

@@ -4,6 +4,7 @@ import type { Account } from './account.js';
 import type { Market } from './market.js';
 import type { MatcherView, TransferView } from './records.js';
 import type { TpSlState } from './tpsl.js';
+import type { UsedOrderIds } from './used-order-ids.js';
 
 export type TransferState = TransferView;
 
@@ -41,6 +42,8 @@ export interface EngineState {
   transferIds: Set<string>;
   totals: Totals;
   counters: Counters;
+  /** Client order ids of every user that are no longer live, until they leave the id window (pruned daily). */
+  usedIds: UsedOrderIds;
   /** Last UTC day for which used order ids were pruned. */
   prunedDay: number;
 }
