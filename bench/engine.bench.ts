@@ -4,7 +4,8 @@
 // this process through
 //   (a) the bare order book (src/engine/order-book.ts),
 //   (b) the full engine (margin checks, events, replies),
-//   (c) the engine behind the Sequencer with the SQLite journal and fsync group commit,
+//   (c) the engine behind the Sequencer with the SQLite journal and fsync group commit (committed on a writer
+//       thread as the app's default JOURNAL_WRITER=thread does; BENCH_JOURNAL_WRITER=inline for the event loop),
 //   (d) the npm package `nodejs-order-book` (peer),
 // plus heap bytes per resting order with 1,000,000 orders resting.
 //

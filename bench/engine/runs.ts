@@ -22,6 +22,7 @@ import type { Command } from '../../src/engine/commands.js';
 import type { CommandResult } from '../../src/engine/records.js';
 import { matchBare, OrderBook, type BookOrder, type PriceLevel } from '../../src/engine/order-book.js';
 import { openSqliteJournal } from '../../src/journal/sqlite-journal.js';
+import { openThreadedSqliteJournal } from '../../src/journal/threaded-sqlite-journal.js';
 import { Sequencer } from '../../src/sequencer/sequencer.js';
 import { gcNow, mainThreadCpuNs } from './stats.js';
 import { BASE_TS, INSTRUMENTS, OP_CANCEL, OP_IOC, OP_LIMIT, OP_MARKET, type Workload } from './workload.js';
@@ -419,6 +420,9 @@ export function enginePass(create: EngineFactory, users: number, cmds: Command[]
 
 // ---------------------------------------------------------------- (c) engine + sequencer + SQLite journal
 
+/** Where (c)'s journal commits run, as the app's JOURNAL_WRITER: thread (default) or inline. */
+export const JOURNAL_WRITER = process.env.BENCH_JOURNAL_WRITER === 'inline' ? 'inline' : 'thread';
+
 export interface JournalPassResult extends PassResult {
   tally: ResultTally;
   flushes: number;
@@ -435,7 +439,9 @@ export interface JournalPassResult extends PassResult {
 export async function journalPass(create: EngineFactory, users: number, cmds: Command[], inflight: number): Promise<JournalPassResult> {
   const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'perpx-bench-'));
   const file = join(dir, 'journal.db');
-  const journal = await openSqliteJournal({ file });
+  // The app's default (JOURNAL_WRITER=thread) commits on a writer thread; BENCH_JOURNAL_WRITER=inline measures the event-loop writer.
+  const open = JOURNAL_WRITER === 'inline' ? openSqliteJournal : openThreadedSqliteJournal;
+  const journal = await open({ file });
   const engine = create();
   let clockTs = BASE_TS;
   let fatal: Error | undefined;

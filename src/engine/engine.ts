@@ -44,7 +44,10 @@ export const MAX_BATCH_CREATE = 20;
 export const MAX_BATCH_REPLACE = 50;
 
 
-function fail(status: CommandError['status'], code: string, message: string): Reply {
+/** A reply while the command runs: its orders become views (the ones the events carry) when it ends. */
+type Draft = Reply<OrderState>;
+
+function fail(status: CommandError['status'], code: string, message: string): Draft {
   return { ok: false, error: { status, code, message } };
 }
 
@@ -61,7 +64,7 @@ function sequenceUuid(kind: string, n: number): string {
 const LIMIT_TIFS: ReadonlySet<unknown> = new Set(['GTC', 'DAY', 'IOC', 'FOK']);
 const STOP_TIFS: ReadonlySet<unknown> = new Set(['GTC', 'DAY']);
 
-function checkQuantity(r: InstrumentRules, q: unknown, reduceOnly: boolean): Reply | null {
+function checkQuantity(r: InstrumentRules, q: unknown, reduceOnly: boolean): Draft | null {
   if (!isPositiveUnits(q)) return fail(400, 'INVALID_QUANTITY', 'Quantity must be positive');
   if (!isMultiple(q, r.quantityIncrement)) return fail(400, 'INVALID_QUANTITY', `Quantity must be a multiple of ${r.config.quantityIncrement}`);
   if (q > r.maxQuantity) return fail(400, 'INVALID_QUANTITY', `Quantity must be at most ${r.config.maxQuantity}`);
@@ -69,7 +72,7 @@ function checkQuantity(r: InstrumentRules, q: unknown, reduceOnly: boolean): Rep
   return null;
 }
 
-function checkPrice(r: InstrumentRules, p: unknown, name: string): Reply | null {
+function checkPrice(r: InstrumentRules, p: unknown, name: string): Draft | null {
   if (!isPositiveUnits(p) || !isMultiple(p, r.priceIncrement) || p < r.minPrice || p > r.maxPrice) {
     return fail(400, 'INVALID_PRICE', `Invalid price: ${name} must be a multiple of ${r.config.priceIncrement} from ${r.config.minPrice} to ${r.config.maxPrice}`);
   }
@@ -87,6 +90,8 @@ export class Engine implements ExchangeEngine {
   private ts = 0;
   private events: EngineEvent[] = [];
   private readonly touchedOrders = new Set<OrderState>();
+  /** Views of the orders flushed by the current command, while its reply is built. */
+  private readonly flushedViews = new Map<OrderState, OrderView>();
   private readonly touchedPositions = new Map<Position, Account>();
   private readonly touchedBooks = new Set<Market>();
   private readonly touchedMarkets = new Set<Market>();
@@ -151,7 +156,7 @@ export class Engine implements ExchangeEngine {
     this.events = [];
     this.expireDayOrders();
     this.pruneUsedIds();
-    let reply: Reply;
+    let reply: Draft;
     switch (cmd.kind) {
       case 'instrument.upsert': reply = this.upsertInstrument(cmd.config); break;
       case 'instrument.trading': reply = this.setTrading(cmd.instrument, cmd.trading); break;
@@ -177,8 +182,21 @@ export class Engine implements ExchangeEngine {
       default: reply = fail(400, 'UNKNOWN_COMMAND', `Unknown command ${(cmd as { kind: string }).kind}`);
     }
     if (this.riskCandidates.size > 0) this.liquidator.sweep(this.riskCandidates);
-    this.flushTouched();
-    return { reply, events: this.events };
+    const withOrders = reply.ok && (reply.order !== undefined || reply.orders !== undefined);
+    this.flushTouched(withOrders);
+    return { reply: withOrders ? this.replyWithViews(reply) : (reply as Reply), events: this.events };
+  }
+
+  /** The reply's orders as the views the command's events carry (their state when the command ended). */
+  private replyWithViews(draft: Draft): Reply {
+    if (!draft.ok) return draft;
+    const views = this.flushedViews;
+    const { order, orders } = draft;
+    const reply = draft as unknown as Reply & { ok: true }; // swapped in place: the draft is not used again
+    if (order !== undefined) reply.order = views.get(order) ?? order.view();
+    if (orders !== undefined) reply.orders = orders.map((o) => views.get(o) ?? o.view());
+    views.clear();
+    return reply;
   }
 
   // =====================================================================================================
@@ -246,9 +264,14 @@ export class Engine implements ExchangeEngine {
     this.touchedTpsl.add(t);
   }
 
-  private flushTouched(): void {
+  /** Emits the final state of everything touched; `keepViews` keeps the order views for the reply (replyWithViews). */
+  private flushTouched(keepViews: boolean): void {
     const ev = this.events;
-    for (const o of this.touchedOrders) ev.push({ type: 'order', order: o.view() });
+    for (const o of this.touchedOrders) {
+      const view = o.view();
+      ev.push({ type: 'order', order: view });
+      if (keepViews) this.flushedViews.set(o, view);
+    }
     this.touchedOrders.clear();
     for (const t of this.touchedTpsl) ev.push({ type: 'tpsl', tpsl: tpslView(t) });
     this.touchedTpsl.clear();
@@ -274,7 +297,7 @@ export class Engine implements ExchangeEngine {
   // Instruments and matcher
   // =====================================================================================================
 
-  private upsertInstrument(config: InstrumentConfig): Reply {
+  private upsertInstrument(config: InstrumentConfig): Draft {
     let rules: InstrumentRules;
     try {
       if (!config || typeof config.id !== 'string' || !/^[A-Z0-9_-]{2,32}$/.test(config.id)) throw new Error('invalid instrument id');
@@ -299,7 +322,7 @@ export class Engine implements ExchangeEngine {
     return { ok: true };
   }
 
-  private setTrading(instrument: string, trading: TradingState): Reply {
+  private setTrading(instrument: string, trading: TradingState): Draft {
     const m = this.s.markets.get(instrument);
     if (!m) return fail(404, 'INSTRUMENT_NOT_FOUND', `Unknown instrument ${instrument}`);
     if (!['all', 'restricted', 'none', 'onlyClose'].includes(trading)) return fail(400, 'INVALID_TRADING_STATE', `Invalid trading state ${trading}`);
@@ -309,7 +332,7 @@ export class Engine implements ExchangeEngine {
     return { ok: true };
   }
 
-  private setMatcher(state: string): Reply {
+  private setMatcher(state: string): Draft {
     if (typeof state !== 'string' || state.length === 0 || state.length > 64) return fail(400, 'INVALID_MATCHER_STATE', 'Invalid matcher state');
     this.s.matcher = { state, updatedAt: this.nextTime(this.s.matcher.updatedAt) };
     this.events.push({ type: 'matcher', matcher: { ...this.s.matcher } });
@@ -339,7 +362,7 @@ export class Engine implements ExchangeEngine {
     return Number.isSafeInteger(userId) && userId > 0;
   }
 
-  private deposit(userId: number, amountText: string, transferId: string): Reply {
+  private deposit(userId: number, amountText: string, transferId: string): Draft {
     const amount = Engine.parseAmount(amountText);
     if (!Engine.validUser(userId)) return fail(400, 'INVALID_USER', 'Invalid user');
     if (amount === null) return fail(400, 'INVALID_AMOUNT', 'Amount must be a positive integer count of 1e-8');
@@ -357,7 +380,7 @@ export class Engine implements ExchangeEngine {
     return { ok: true, transfer };
   }
 
-  private withdraw(userId: number, amountText: string, transferId: string, recipient: string | undefined): Reply {
+  private withdraw(userId: number, amountText: string, transferId: string, recipient: string | undefined): Draft {
     const amount = Engine.parseAmount(amountText);
     if (!Engine.validUser(userId)) return fail(400, 'INVALID_USER', 'Invalid user');
     if (amount === null) return fail(400, 'INVALID_AMOUNT', 'Amount must be positive');
@@ -375,7 +398,7 @@ export class Engine implements ExchangeEngine {
     return { ok: true, transfer: { ...transfer } };
   }
 
-  private settleWithdrawal(transferId: string, success: boolean): Reply {
+  private settleWithdrawal(transferId: string, success: boolean): Draft {
     const t = this.s.transfers.get(transferId);
     if (!t) return fail(404, 'TRANSFER_NOT_FOUND', 'No pending withdrawal with this id');
     if (t.status === 'blocked') return fail(409, 'TRANSFER_BLOCKED', 'The withdrawal is held by an operator');
@@ -395,7 +418,7 @@ export class Engine implements ExchangeEngine {
   }
 
   /** The funds stay locked while held; only the status (and updatedAt) changes. */
-  private holdWithdrawal(transferId: string, hold: boolean): Reply {
+  private holdWithdrawal(transferId: string, hold: boolean): Draft {
     const t = this.s.transfers.get(transferId);
     if (!t) return fail(404, 'TRANSFER_NOT_FOUND', 'No pending withdrawal with this id');
     const status = hold ? 'blocked' : 'pending';
@@ -470,7 +493,7 @@ export class Engine implements ExchangeEngine {
   // =====================================================================================================
 
   /** Static checks of an order input against its instrument. Returns a refusal, or the order id's canonical key when valid (so placing it does not compute the key again). */
-  private validateOrder(userId: number, input: PlaceOrderInput, m: Market | undefined): Reply | string {
+  private validateOrder(userId: number, input: PlaceOrderInput, m: Market | undefined): Draft | string {
     if (!Engine.validUser(userId)) return fail(400, 'INVALID_USER', 'Invalid user');
     if (!input || typeof input !== 'object') return fail(400, 'INVALID_ORDER', 'Invalid order');
     if (!m) return fail(404, 'INSTRUMENT_NOT_FOUND', `Unknown instrument ${String(input.instrument)}`);
@@ -525,7 +548,7 @@ export class Engine implements ExchangeEngine {
     return key;
   }
 
-  private validateTpSlInput(r: InstrumentRules, type: unknown, side: unknown, quantity: unknown, price: unknown): Reply | null {
+  private validateTpSlInput(r: InstrumentRules, type: unknown, side: unknown, quantity: unknown, price: unknown): Draft | null {
     if (!TPSL_TYPES.includes(type as never)) return fail(400, 'INVALID_TPSL', 'TpSl type must be take-profit or stop-loss');
     if (!SIDES.includes(side as Side)) return fail(400, 'INVALID_TPSL', 'TpSl side must be BUY or SELL');
     if (!(quantity === 0 || isPositiveUnits(quantity)) || !isMultiple(quantity as number, r.quantityIncrement) || (quantity as number) > r.maxQuantity) {
@@ -537,22 +560,22 @@ export class Engine implements ExchangeEngine {
     return null;
   }
 
-  private placeCommand(userId: number, input: PlaceOrderInput): Reply {
+  private placeCommand(userId: number, input: PlaceOrderInput): Draft {
     const m = input && typeof input === 'object' ? this.s.markets.get(input.instrument) : undefined;
     const key = this.validateOrder(userId, input, m);
     if (typeof key !== 'string') return key;
     const o = this.place(this.accountOf(userId), m!, input, key);
-    return { ok: true, order: o.view() };
+    return { ok: true, order: o };
   }
 
-  private placeBatch(userId: number, instrument: string, orders: PlaceOrderInput[]): Reply {
+  private placeBatch(userId: number, instrument: string, orders: PlaceOrderInput[]): Draft {
     const m = this.s.markets.get(instrument);
     if (!m) return fail(404, 'INSTRUMENT_NOT_FOUND', `Unknown instrument ${instrument}`);
     if (!Array.isArray(orders) || orders.length < 1 || orders.length > MAX_BATCH_CREATE) {
       return fail(400, 'INVALID_BATCH', `A batch holds 1 to ${MAX_BATCH_CREATE} orders`);
     }
     const batch: BatchItemResult[] = [];
-    const views: OrderView[] = [];
+    const placed: OrderState[] = [];
     for (const input of orders) {
       const orderId = input && typeof input.id === 'string' ? input.id : '';
       if (input && input.instrument !== instrument) {
@@ -569,10 +592,10 @@ export class Engine implements ExchangeEngine {
         continue;
       }
       const o = this.place(this.accountOf(userId), m, input, key);
-      views.push(o.view());
+      placed.push(o);
       batch.push(o.status === 'REJECTED' ? { orderId, success: false, failReason: o.rejectedReason } : { orderId, success: true });
     }
-    return { ok: true, batch, orders: views };
+    return { ok: true, batch, orders: placed };
   }
 
   /** Whether an order on `side` of `qty` (null = any size) only reduces the user's position. */
@@ -1019,7 +1042,7 @@ export class Engine implements ExchangeEngine {
   // Replace and cancel
   // =====================================================================================================
 
-  private liveOrder(userId: number, orderId: string): { acc: Account; o: OrderState } | Reply {
+  private liveOrder(userId: number, orderId: string): { acc: Account; o: OrderState } | Draft {
     const key = typeof orderId === 'string' ? canonicalOrderKey(orderId) : null;
     if (key === null) return fail(400, 'INVALID_ORDER_ID', 'Invalid order id');
     const acc = this.s.accounts.get(userId);
@@ -1031,12 +1054,12 @@ export class Engine implements ExchangeEngine {
     return { acc, o };
   }
 
-  private replaceCommand(userId: number, input: ReplaceInput): Reply {
+  private replaceCommand(userId: number, input: ReplaceInput): Draft {
     const r = this.replace(userId, input, null);
     return r.ok ? { ok: true, order: r.order } : r;
   }
 
-  private replaceBatch(userId: number, instrument: string, items: ReplaceInput[]): Reply {
+  private replaceBatch(userId: number, instrument: string, items: ReplaceInput[]): Draft {
     if (!this.s.markets.has(instrument)) return fail(404, 'INSTRUMENT_NOT_FOUND', `Unknown instrument ${instrument}`);
     if (!Array.isArray(items) || items.length < 1 || items.length > MAX_BATCH_REPLACE) {
       return fail(400, 'INVALID_BATCH', `A batch replace holds 1 to ${MAX_BATCH_REPLACE} items`);
@@ -1054,7 +1077,7 @@ export class Engine implements ExchangeEngine {
    * New total quantity and price for a live LIMIT (or STOP_LIMIT, with stopPrice) order. A pure size
    * decrease keeps time priority; a price change or an increase re-queues it (and may trade).
    */
-  private replace(userId: number, input: ReplaceInput, instrument: string | null): Reply {
+  private replace(userId: number, input: ReplaceInput, instrument: string | null): Draft {
     if (!input || typeof input !== 'object') return fail(400, 'INVALID_REPLACE', 'Invalid replace');
     const found = this.liveOrder(userId, input.orderId);
     if ('ok' in found) return found;
@@ -1110,7 +1133,7 @@ export class Engine implements ExchangeEngine {
       const ref = m.markPrice ?? m.lastPrice;
       o.triggerUp = ref === null ? o.isBid : o.stopPrice > ref;
       if (ref !== null && ref === o.stopPrice) this.triggerStop(acc, m, o);
-      return { ok: true, order: o.view() };
+      return { ok: true, order: o };
     }
     const side = m.book.side(o.isBid);
     if (price === o.price && newRemaining <= o.remaining) {
@@ -1118,7 +1141,7 @@ export class Engine implements ExchangeEngine {
         side.reduce(o, o.remaining - newRemaining);
         this.touchBook(m);
       }
-      return { ok: true, order: o.view() };
+      return { ok: true, order: o };
     }
     // Re-queue at the back (new price or more size): leave the book, then trade/rest like a new order.
     side.remove(o);
@@ -1130,10 +1153,10 @@ export class Engine implements ExchangeEngine {
     this.touchBook(m);
     this.execute(acc, m, o);
     this.retireIfDone(acc, o);
-    return { ok: true, order: o.view() };
+    return { ok: true, order: o };
   }
 
-  private cancelCommand(userId: number, orderId: string): Reply {
+  private cancelCommand(userId: number, orderId: string): Draft {
     const found = this.liveOrder(userId, orderId);
     if ('ok' in found) {
       // Cancel after the order finished (e.g. FILLED): no error, nothing changes (spec).
@@ -1141,24 +1164,24 @@ export class Engine implements ExchangeEngine {
       return found;
     }
     this.cancelLive(found.o, 'CANCELLED', 'Cancelled by user');
-    return { ok: true, order: found.o.view() };
+    return { ok: true, order: found.o };
   }
 
-  private cancelAll(userId: number, instrument: string): Reply {
+  private cancelAll(userId: number, instrument: string): Draft {
     if (!this.s.markets.has(instrument)) return fail(404, 'INSTRUMENT_NOT_FOUND', `Unknown instrument ${instrument}`);
     const acc = this.s.accounts.get(userId);
-    const views: OrderView[] = [];
+    const cancelled: OrderState[] = [];
     if (acc) {
       for (const o of [...acc.orders.values()]) {
         if (o.instrument !== instrument) continue;
         this.cancelLive(o, 'CANCELLED', 'Cancelled by user (mass cancel)');
-        views.push(o.view());
+        cancelled.push(o);
       }
     }
-    return { ok: true, orders: views };
+    return { ok: true, orders: cancelled };
   }
 
-  private cancelMany(userId: number, orderIds: string[]): Reply {
+  private cancelMany(userId: number, orderIds: string[]): Draft {
     if (!Array.isArray(orderIds) || orderIds.length < 1 || orderIds.length > 500) return fail(400, 'INVALID_BATCH', 'orderIds must hold 1 to 500 ids');
     const batch: BatchItemResult[] = [];
     for (const orderId of orderIds) {
@@ -1178,7 +1201,7 @@ export class Engine implements ExchangeEngine {
   // Positions
   // =====================================================================================================
 
-  private changeLeverage(userId: number, instrument: string, leverage: number): Reply {
+  private changeLeverage(userId: number, instrument: string, leverage: number): Draft {
     const m = this.s.markets.get(instrument);
     if (!Engine.validUser(userId)) return fail(400, 'INVALID_USER', 'Invalid user');
     if (!m) return fail(404, 'INSTRUMENT_NOT_FOUND', `Unknown instrument ${instrument}`);
@@ -1199,7 +1222,7 @@ export class Engine implements ExchangeEngine {
   }
 
   /** Market order (IOC, reduce-only) against the user's position; quantity 0 = the whole position. */
-  private closePosition(userId: number, instrument: string, id: string, quantity: number, leverage: number): Reply {
+  private closePosition(userId: number, instrument: string, id: string, quantity: number, leverage: number): Draft {
     const m = this.s.markets.get(instrument);
     const acc = this.s.accounts.get(userId);
     const pos = acc?.positions.get(instrument);
@@ -1213,7 +1236,7 @@ export class Engine implements ExchangeEngine {
     const key = this.validateOrder(userId, input, m);
     if (typeof key !== 'string') return key;
     const o = this.place(acc!, m!, input, key);
-    return { ok: true, order: o.view() };
+    return { ok: true, order: o };
   }
 
   private positionView(acc: Account, pos: Position): PositionView {
@@ -1249,7 +1272,7 @@ export class Engine implements ExchangeEngine {
   // Prices and triggers
   // =====================================================================================================
 
-  private priceTick(instrument: string, indexPrice: number, markPrice: number | undefined): Reply {
+  private priceTick(instrument: string, indexPrice: number, markPrice: number | undefined): Draft {
     const m = this.s.markets.get(instrument);
     if (!m) return fail(404, 'INSTRUMENT_NOT_FOUND', `Unknown instrument ${instrument}`);
     if (!isPositiveUnits(indexPrice)) return fail(400, 'INVALID_PRICE', 'Invalid index price');
@@ -1266,7 +1289,7 @@ export class Engine implements ExchangeEngine {
   }
 
   /** Funding of the interval that ended (funding.ts): rate from the premium samples, payments at mark. */
-  private settleFunding(instrument: string, intervalMs: number): Reply {
+  private settleFunding(instrument: string, intervalMs: number): Draft {
     const m = this.s.markets.get(instrument);
     if (!m) return fail(404, 'INSTRUMENT_NOT_FOUND', `Unknown instrument ${instrument}`);
     if (!Number.isSafeInteger(intervalMs) || intervalMs <= 0 || intervalMs > MAX_FUNDING_INTERVAL_MS) {
@@ -1389,7 +1412,7 @@ export class Engine implements ExchangeEngine {
     this.s.tpsls.delete(t.id);
   }
 
-  private createTpSl(userId: number, instrument: string, type: TpSlState['type'], side: Side, quantity: number, price: number, orderId: string | null): Reply {
+  private createTpSl(userId: number, instrument: string, type: TpSlState['type'], side: Side, quantity: number, price: number, orderId: string | null): Draft {
     const m = this.s.markets.get(instrument);
     if (!Engine.validUser(userId)) return fail(400, 'INVALID_USER', 'Invalid user');
     if (!m) return fail(404, 'INSTRUMENT_NOT_FOUND', `Unknown instrument ${instrument}`);
@@ -1416,13 +1439,13 @@ export class Engine implements ExchangeEngine {
     return { ok: true, tpsl: tpslView(t) };
   }
 
-  private findTpSl(userId: number, instrument: string, id: string): TpSlState | Reply {
+  private findTpSl(userId: number, instrument: string, id: string): TpSlState | Draft {
     const t = this.s.tpsls.get(id);
     if (!t || t.userId !== userId || t.instrument !== instrument || !isLiveTpSl(t)) return fail(404, 'TPSL_NOT_FOUND', `TpSl ${id} not found`);
     return t;
   }
 
-  private modifyTpSl(userId: number, instrument: string, id: string, type: TpSlState['type'], side: Side, quantity: number, price: number): Reply {
+  private modifyTpSl(userId: number, instrument: string, id: string, type: TpSlState['type'], side: Side, quantity: number, price: number): Draft {
     const t = this.findTpSl(userId, instrument, id);
     if ('ok' in t) return t;
     const bad = this.validateTpSlInput(this.s.markets.get(instrument)!.rules, type, side, quantity, price);
@@ -1435,7 +1458,7 @@ export class Engine implements ExchangeEngine {
     return { ok: true, tpsl: tpslView(t) };
   }
 
-  private cancelTpSl(userId: number, instrument: string, id: string): Reply {
+  private cancelTpSl(userId: number, instrument: string, id: string): Draft {
     const t = this.findTpSl(userId, instrument, id);
     if ('ok' in t) return t;
     t.status = 'cancelled';

@@ -214,8 +214,9 @@ export interface BatchItemResult {
   failReason?: string;
 }
 
-export type Reply =
-  | { ok: true; order?: OrderView; orders?: OrderView[]; batch?: BatchItemResult[]; position?: PositionView; transfer?: TransferView; tpsl?: TpSlView }
+/** `O` is OrderView on the wire; inside the engine a reply names OrderState objects until the command ends. */
+export type Reply<O = OrderView> =
+  | { ok: true; order?: O; orders?: O[]; batch?: BatchItemResult[]; position?: PositionView; transfer?: TransferView; tpsl?: TpSlView }
   | { ok: false; error: CommandError };
 
 export interface CommandResult {
