@@ -23,7 +23,8 @@
 //
 // Environment: BENCH_OPS (stream length, default 1,000,000), BENCH_WARMUP (default 200,000),
 // BENCH_REPS (default 3), BENCH_HEAP_ORDERS (default 1,000,000), BENCH_HEAP_USERS (default 10,000),
-// BENCH_INFLIGHT (commands submitted per event-loop turn in (c), default 4,096), BENCH_SEED,
+// BENCH_INFLIGHT (commands submitted per event-loop turn in (c), default 4,096), BENCH_BATCHES_IN_FLIGHT (turns
+// of (c) awaiting durability at once, default 4), BENCH_SEED,
 // BENCH_RUNS (subset of "a,b,c,d,heap"), BENCH_DIR (where (c)'s journal goes; default the OS temp dir),
 // BENCH_PASS_BUDGET_SEC (stop repeating untimed passes after this long, default 15), BENCH_PEER_UNITS=1
 // (give the peer 1e-8 Units instead of integer ticks/lots).
@@ -35,7 +36,7 @@ import type { ExchangeEngine } from '../src/engine/api.js';
 import { heapBare, heapEngine, heapPeer, type HeapResult } from './engine/heap.js';
 import { createNoopEngine } from './engine/noop-engine.js';
 import {
-  bareHandlePass, barePass, enginePass, engineCommands, journalPass, peerArgs, peerPass, ResultTally,
+  BATCHES_IN_FLIGHT, bareHandlePass, barePass, enginePass, engineCommands, journalPass, peerArgs, peerPass, ResultTally,
   type EngineFactory, type JournalPassResult, type PassResult,
 } from './engine/runs.js';
 import { gcNow, int, median, percentilesUs, timerOverheadNs, us, type Percentiles } from './engine/stats.js';
@@ -262,7 +263,7 @@ async function main(): Promise<void> {
         name: '(c) engine + journal (fsync group commit)',
         opsPerSec: journalOps,
         lat,
-        notes: `latency = submit → durable ack; ${int(INFLIGHT)} submitted per turn; ${int(r.flushes)} fsync'd commits `
+        notes: `latency = submit → durable ack; ${int(INFLIGHT)} submitted per turn, ${BATCHES_IN_FLIGHT} turns in flight; ${int(r.flushes)} fsync'd commits `
           + `(avg ${int(r.flushedCommands / Math.max(1, r.flushes))} cmds, p99 ≤ ${r.flushP99Ms} ms); `
           + `${(r.journalBytes / 1e6).toFixed(0)} MB journal; ${fmtNotes(r.notes)}`,
       });
