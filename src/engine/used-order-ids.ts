@@ -134,7 +134,8 @@ export class UsedOrderIds {
       if (u === 0 || old[j + 5] < minDay) continue;
       let slot = UsedOrderIds.hash(u, old[j + 1], old[j + 2], old[j + 3], old[j + 4]) & mask;
       while (t[slot * SLOT] !== 0) slot = (slot + 1) & mask;
-      t.set(old.subarray(j, j + SLOT), slot * SLOT);
+      const i = slot * SLOT;
+      for (let k = 0; k < SLOT; k++) t[i + k] = old[j + k];
       count++;
     }
     this.table = t;
