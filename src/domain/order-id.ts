@@ -65,6 +65,14 @@ export function canonicalOrderKey(id: string): string | null {
   return null;
 }
 
+/**
+ * The text holding an order id's 26 hex digits at its end, for lookups that read them in place: a v2 id
+ * itself (digits after `DDDDD:`, either case), or the canonical key of a v1 UUID; null when it is neither.
+ */
+export function orderIdDigits(id: string): string | null {
+  return scanV2(id) >= 0 ? id : canonicalOrderKey(id);
+}
+
 /** Deterministic id for orders the engine creates itself (liquidation, ADL, TP/SL triggers). */
 export function systemOrderId(tsMs: number, sequence: number): string {
   return `${orderIdPrefix(tsMs)}:${'f'.repeat(10)}${sequence.toString(16).padStart(16, '0')}`;

@@ -35,8 +35,8 @@ export interface Account {
   balance: Money;
   pendingWithdrawals: Money;
   positions: Map<string, Position>;
-  /** Live orders (resting, or untriggered stops) by canonical key. */
-  orders: Map<string, OrderState>;
+  /** Live orders (resting, or untriggered stops) in listing order; EngineState.orderIds finds one by id. */
+  orders: Set<OrderState>;
   openVolume: Map<string, OpenVolume>;
   leverage: Map<string, number>;
   marginCall: boolean;
@@ -45,7 +45,7 @@ export interface Account {
 
 export function newAccount(userId: number): Account {
   return {
-    userId, balance: 0n, pendingWithdrawals: 0n, positions: new Map(), orders: new Map(), openVolume: new Map(),
+    userId, balance: 0n, pendingWithdrawals: 0n, positions: new Map(), orders: new Set(), openVolume: new Map(),
     leverage: new Map(), marginCall: false, updatedAt: 0,
   };
 }

@@ -17,7 +17,7 @@ import {
 } from '../domain/fixed.js';
 import { SIDES, TPSL_TYPES, type FillRole, type OrderGroup, type Side, type TimeInForce, type TradingState } from '../domain/enums.js';
 import type { InstrumentConfig } from '../domain/instrument.js';
-import { canonicalOrderKey, dayNumber, isOrderIdV2, ORDER_ID_EPOCH_MS, orderIdDay, systemOrderId } from '../domain/order-id.js';
+import { dayNumber, isOrderIdV2, ORDER_ID_EPOCH_MS, orderIdDay, orderIdDigits, systemOrderId } from '../domain/order-id.js';
 import { instrumentLock, newAccount, openVolumeOf, unrealizedPnL, type Account, type Position } from './account.js';
 import type { EngineSnapshot, ExchangeEngine } from './api.js';
 import type { Command, PlaceOrderInput, ReplaceInput, TpSlInput } from './commands.js';
@@ -28,7 +28,7 @@ import { bankruptcyPrice } from './margin.js';
 import { compileInstrument, isMultiple, maintenanceMargin, notionalCap, type InstrumentRules } from './instrument-rules.js';
 import { Market } from './market.js';
 import { OrderState } from './order.js';
-import { UsedOrderIds } from './used-order-ids.js';
+import { OrderIdIndex } from './order-id-index.js';
 import { applyFill, signedCost } from './position-math.js';
 import type {
   AvailableBalanceView, BatchItemResult, CommandError, CommandResult, DepthView, EngineEvent, FundingChangeView,
@@ -110,7 +110,7 @@ export class Engine implements ExchangeEngine {
       transferIds: new Set(),
       totals: { deposits: 0n, withdrawals: 0n, fees: 0n, reserveFund: 0n },
       counters: { execution: 0, position: 0, tpsl: 0, systemOrder: 0, placement: 0 },
-      usedIds: new UsedOrderIds(),
+      orderIds: new OrderIdIndex<OrderState>(),
       prunedDay: 0,
     };
     for (const acc of this.s.accounts.values()) {
@@ -222,7 +222,7 @@ export class Engine implements ExchangeEngine {
     const today = dayNumber(this.ts);
     if (today <= this.s.prunedDay) return;
     this.s.prunedDay = today;
-    this.s.usedIds.prune(today - 1);
+    this.s.orderIds.prune(today - 1);
   }
 
   // =====================================================================================================
@@ -492,8 +492,8 @@ export class Engine implements ExchangeEngine {
   // Orders: validation and placement
   // =====================================================================================================
 
-  /** Static checks of an order input against its instrument. Returns a refusal, or the order id's canonical key when valid (so placing it does not compute the key again). */
-  private validateOrder(userId: number, input: PlaceOrderInput, m: Market | undefined): Draft | string {
+  /** Static checks of an order input against its instrument: a refusal, or null when it may be placed. */
+  private validateOrder(userId: number, input: PlaceOrderInput, m: Market | undefined): Draft | null {
     if (!Engine.validUser(userId)) return fail(400, 'INVALID_USER', 'Invalid user');
     if (!input || typeof input !== 'object') return fail(400, 'INVALID_ORDER', 'Invalid order');
     if (!m) return fail(404, 'INSTRUMENT_NOT_FOUND', `Unknown instrument ${String(input.instrument)}`);
@@ -542,10 +542,8 @@ export class Engine implements ExchangeEngine {
         if (t.side === input.side) return fail(400, 'INVALID_TPSL', 'A TpSl must be on the side opposite to its order');
       }
     }
-    const acc = this.s.accounts.get(userId);
-    const key = canonicalOrderKey(input.id)!;
-    if (acc && (acc.orders.has(key) || this.s.usedIds.has(userId, key))) return fail(409, 'DUPLICATE_ORDER_ID', 'Order id already used');
-    return key;
+    if (this.s.orderIds.has(userId, input.id)) return fail(409, 'DUPLICATE_ORDER_ID', 'Order id already used');
+    return null;
   }
 
   private validateTpSlInput(r: InstrumentRules, type: unknown, side: unknown, quantity: unknown, price: unknown): Draft | null {
@@ -562,9 +560,9 @@ export class Engine implements ExchangeEngine {
 
   private placeCommand(userId: number, input: PlaceOrderInput): Draft {
     const m = input && typeof input === 'object' ? this.s.markets.get(input.instrument) : undefined;
-    const key = this.validateOrder(userId, input, m);
-    if (typeof key !== 'string') return key;
-    const o = this.place(this.accountOf(userId), m!, input, key);
+    const refused = this.validateOrder(userId, input, m);
+    if (refused) return refused;
+    const o = this.place(this.accountOf(userId), m!, input);
     return { ok: true, order: o };
   }
 
@@ -586,12 +584,12 @@ export class Engine implements ExchangeEngine {
         batch.push({ orderId, success: false, failReason: 'Batch orders are limit orders' });
         continue;
       }
-      const key = this.validateOrder(userId, input, m);
-      if (typeof key !== 'string') {
-        batch.push({ orderId, success: false, failReason: key.ok ? '' : key.error.message });
+      const refused = this.validateOrder(userId, input, m);
+      if (refused) {
+        batch.push({ orderId, success: false, failReason: refused.ok ? '' : refused.error.message });
         continue;
       }
-      const o = this.place(this.accountOf(userId), m, input, key);
+      const o = this.place(this.accountOf(userId), m, input);
       placed.push(o);
       batch.push(o.status === 'REJECTED' ? { orderId, success: false, failReason: o.rejectedReason } : { orderId, success: true });
     }
@@ -607,20 +605,20 @@ export class Engine implements ExchangeEngine {
   }
 
   /** Creates the order and runs it (its id is used from now on); refusals from here on are REJECTED orders. */
-  private place(acc: Account, m: Market, input: PlaceOrderInput, key = canonicalOrderKey(input.id)!): OrderState {
-    const o = this.admit(acc, m, input, key);
+  private place(acc: Account, m: Market, input: PlaceOrderInput): OrderState {
+    const o = this.admit(acc, m, input);
     this.retireIfDone(acc, o);
     return o;
   }
 
-  private admit(acc: Account, m: Market, input: PlaceOrderInput, key: string): OrderState {
+  private admit(acc: Account, m: Market, input: PlaceOrderInput): OrderState {
     const r = m.rules;
     const isMarket = input.type === 'MARKET';
     const byCash = isMarket && input.cashQuantity !== undefined;
     const reduceOnly = input.reduceOnly === true;
     const group: OrderGroup = input.group ?? 'manually';
     const o = new OrderState(
-      input.id, key, acc.userId, m.id, input.type, input.side, input.timeInForce, input.postOnly === true, input.leverage,
+      input.id, acc.userId, m.id, input.type, input.side, input.timeInForce, input.postOnly === true, input.leverage,
       byCash ? 0 : input.quantity!, isMarket ? 0 : input.limitPrice!, input.type === 'STOP_LIMIT' ? input.stopPrice! : null,
       group, byCash ? input.cashQuantity! : 0, input.smp && input.smp.smpId !== '' ? input.smp.smpId : null, this.ts,
     );
@@ -896,23 +894,21 @@ export class Engine implements ExchangeEngine {
     else vol.sellRaw += raw;
   }
 
-  /**
-   * A live order is found by its key in `acc.orders`; only orders that are no longer live keep their id in
-   * `s.usedIds` (the duplicate check looks at both), so a resting order costs one map entry, not two.
-   */
+  /** The order is live (resting or an armed stop): its account lists it and its id leads to it. */
   private list(acc: Account, o: OrderState): void {
-    acc.orders.set(o.key, o);
+    acc.orders.add(o);
+    this.s.orderIds.setLive(acc.userId, o.id, orderIdDay(o.id), o);
   }
 
-  /** The order stops being live for good: its id moves to `usedIds`. */
+  /** The order stops being live (for good, unless it is listed again at once): its id stays used. */
   private unlist(acc: Account, o: OrderState): void {
-    acc.orders.delete(o.key);
-    this.s.usedIds.add(acc.userId, o.key, orderIdDay(o.id));
+    acc.orders.delete(o);
+    this.s.orderIds.retire(acc.userId, o.id, orderIdDay(o.id));
   }
 
   /** After running an order that was not listed: it rested (listed) or it is done (its id is now used). */
   private retireIfDone(acc: Account, o: OrderState): void {
-    if (!acc.orders.has(o.key)) this.s.usedIds.add(acc.userId, o.key, orderIdDay(o.id));
+    if (!acc.orders.has(o)) this.s.orderIds.retire(acc.userId, o.id, orderIdDay(o.id));
   }
 
   /** Puts the order's remainder in the book and reserves its margin. */
@@ -960,7 +956,7 @@ export class Engine implements ExchangeEngine {
   private newSystemOrder(acc: Account, m: Market, group: OrderGroup, side: Side, qty: Units, price: Units): OrderState {
     const id = systemOrderId(this.ts, ++this.s.counters.systemOrder);
     const o = new OrderState(
-      id, canonicalOrderKey(id)!, acc.userId, m.id, 'LIMIT', side, 'IOC', false, acc.leverage.get(m.id) ?? 1, qty, price, null, group, 0, null, this.ts,
+      id, acc.userId, m.id, 'LIMIT', side, 'IOC', false, acc.leverage.get(m.id) ?? 1, qty, price, null, group, 0, null, this.ts,
     );
     o.reduceOnly = true;
     o.placedSeq = ++this.s.counters.placement;
@@ -1026,7 +1022,7 @@ export class Engine implements ExchangeEngine {
     const i = m.stops.indexOf(o);
     if (i >= 0) m.stops.splice(i, 1);
     this.reserve(acc, o, -(BigInt(o.remaining) * BigInt(o.price)));
-    acc.orders.delete(o.key); // re-listed if it rests, retired otherwise
+    this.unlist(acc, o); // listed again if it rests
     o.triggeredAt = this.ts;
     o.placedSeq = ++this.s.counters.placement;
     this.touchOrder(o);
@@ -1043,12 +1039,12 @@ export class Engine implements ExchangeEngine {
   // =====================================================================================================
 
   private liveOrder(userId: number, orderId: string): { acc: Account; o: OrderState } | Draft {
-    const key = typeof orderId === 'string' ? canonicalOrderKey(orderId) : null;
-    if (key === null) return fail(400, 'INVALID_ORDER_ID', 'Invalid order id');
+    const digits = typeof orderId === 'string' ? orderIdDigits(orderId) : null;
+    if (digits === null) return fail(400, 'INVALID_ORDER_ID', 'Invalid order id');
+    const o = this.s.orderIds.lookup(userId, digits);
     const acc = this.s.accounts.get(userId);
-    const o = acc?.orders.get(key);
     if (!acc || !o) {
-      if (acc && this.s.usedIds.has(userId, key)) return fail(409, 'ORDER_NOT_OPEN', 'Order is not open');
+      if (o === null) return fail(409, 'ORDER_NOT_OPEN', 'Order is not open');
       return fail(404, 'ORDER_NOT_FOUND', 'Order not found');
     }
     return { acc, o };
@@ -1146,7 +1142,7 @@ export class Engine implements ExchangeEngine {
     // Re-queue at the back (new price or more size): leave the book, then trade/rest like a new order.
     side.remove(o);
     this.reserve(acc, o, -newRaw);
-    acc.orders.delete(o.key); // re-listed if it rests, retired otherwise
+    this.unlist(acc, o); // listed again if it rests
     o.price = price;
     o.remaining = newRemaining;
     o.placedSeq = ++this.s.counters.placement;
@@ -1233,9 +1229,9 @@ export class Engine implements ExchangeEngine {
       id, instrument, side: pos && pos.qty > 0 ? 'SELL' : 'BUY', type: 'MARKET', timeInForce: 'IOC', leverage,
       quantity: quantity === 0 || quantity > size ? size : quantity, reduceOnly: true, group: 'manually',
     };
-    const key = this.validateOrder(userId, input, m);
-    if (typeof key !== 'string') return key;
-    const o = this.place(acc!, m!, input, key);
+    const refused = this.validateOrder(userId, input, m);
+    if (refused) return refused;
+    const o = this.place(acc!, m!, input);
     return { ok: true, order: o };
   }
 
@@ -1350,8 +1346,10 @@ export class Engine implements ExchangeEngine {
 
   /** The order filled (some): its waiting TpSl become active. */
   private activateTpSlsOf(o: OrderState): void {
+    if (this.s.tpsls.size === 0) return;
+    const key = o.key;
     for (const t of this.s.tpsls.values()) {
-      if (t.status === 'waitOrder' && t.orderKey === o.key && t.userId === o.userId) {
+      if (t.status === 'waitOrder' && t.orderKey === key && t.userId === o.userId) {
         t.status = 'active';
         this.touchTpSl(t);
       }
@@ -1361,8 +1359,9 @@ export class Engine implements ExchangeEngine {
   /** The order ended: TpSl still waiting on it are cancelled (it never opened a position). */
   private endTpSlsOf(o: OrderState): void {
     if (this.s.tpsls.size === 0) return;
+    const key = o.key;
     for (const t of this.s.tpsls.values()) {
-      if (t.status === 'waitOrder' && t.orderKey === o.key && t.userId === o.userId) {
+      if (t.status === 'waitOrder' && t.orderKey === key && t.userId === o.userId) {
         if (o.filledQuantity > 0) t.status = 'active';
         else {
           t.status = 'cancelled';
@@ -1489,9 +1488,8 @@ export class Engine implements ExchangeEngine {
   }
 
   getOrder(userId: number, orderId: string): OrderView | undefined {
-    const key = canonicalOrderKey(orderId);
-    if (key === null) return undefined;
-    return this.s.accounts.get(userId)?.orders.get(key)?.view();
+    const digits = orderIdDigits(orderId);
+    return digits === null ? undefined : this.s.orderIds.lookup(userId, digits)?.view();
   }
 
   openOrders(userId: number): OrderView[] {
@@ -1535,9 +1533,8 @@ export class Engine implements ExchangeEngine {
   }
 
   hasOrderId(userId: number, orderId: string): boolean {
-    const key = canonicalOrderKey(orderId);
-    const acc = this.s.accounts.get(userId);
-    return key !== null && acc !== undefined && (acc.orders.has(key) || this.s.usedIds.has(userId, key));
+    const digits = orderIdDigits(orderId);
+    return digits !== null && this.s.orderIds.has(userId, digits);
   }
 
   depth(instrument: string, maxLevel: number, grouping: Units): DepthView | undefined {

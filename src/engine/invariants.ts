@@ -75,7 +75,10 @@ export function findInvariantViolation(s: EngineState): string | null {
     }
   }
 
-  // 4. reserved volume
+  // 4. reserved volume; the id index leads to exactly the listed orders
+  let listed = 0;
+  for (const acc of s.accounts.values()) listed += acc.orders.size;
+  if (listed !== s.orderIds.liveCount) return `${s.orderIds.liveCount} live order ids for ${listed} open orders`;
   for (const acc of s.accounts.values()) {
     const expected = new Map<string, { buy: bigint; sell: bigint }>();
     for (const o of acc.orders.values() as IterableIterator<OrderState>) {
@@ -85,6 +88,7 @@ export function findInvariantViolation(s: EngineState): string | null {
       else e.sell += raw;
       expected.set(o.instrument, e);
       if (!o.isLive) return `user ${acc.userId}: finished order ${o.id} still listed as open`;
+      if (s.orderIds.lookup(acc.userId, o.id) !== o) return `user ${acc.userId}: open order ${o.id} not found by its id`;
     }
     for (const [instrument, vol] of acc.openVolume) {
       const e = expected.get(instrument) ?? { buy: 0n, sell: 0n };

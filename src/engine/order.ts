@@ -1,6 +1,7 @@
 /** Mutable engine-side order: also the order book's node (intrusive links). */
 import type { Money, Units } from '../domain/fixed.js';
 import type { OrderGroup, OrderStatus, OrderType, Side, TimeInForce } from '../domain/enums.js';
+import { canonicalOrderKey } from '../domain/order-id.js';
 import type { BookOrder, PriceLevel } from './order-book.js';
 import type { OrderView } from './records.js';
 
@@ -61,7 +62,6 @@ export class OrderState implements BookOrder {
 
   constructor(
     readonly id: string,
-    readonly key: string,
     readonly userId: number,
     readonly instrument: string,
     readonly type: OrderType,
@@ -124,6 +124,11 @@ export class OrderState implements BookOrder {
   set cashQuantity(v: Units) { if (v !== this.rare.cashQuantity) this.writable().cashQuantity = v; }
   get expiresAt(): number { return this.rare.expiresAt; }
   set expiresAt(v: number) { if (v !== this.rare.expiresAt) this.writable().expiresAt = v; }
+
+  /** Canonical key of the id (computed when asked: only TpSl links use it, and a resting order saves the field). */
+  get key(): string {
+    return canonicalOrderKey(this.id)!;
+  }
 
   get isBid(): boolean {
     return this.side === 'BUY';

@@ -14,7 +14,8 @@ import { OrderState } from './order.js';
 import type { BookSide } from './order-book.js';
 import type { EngineState, TransferState } from './state.js';
 import type { TpSlState } from './tpsl.js';
-import { UsedOrderIds } from './used-order-ids.js';
+import { OrderIdIndex } from './order-id-index.js';
+import { orderIdDay } from '../domain/order-id.js';
 
 type OrderJson = [
   id: string, userId: number, instrument: string, type: OrderType, side: Side, tif: TimeInForce, postOnly: boolean,
@@ -68,8 +69,8 @@ function orderJson(o: OrderState): OrderJson {
   ];
 }
 
-function orderFromJson(j: OrderJson, key: (id: string) => string): OrderState {
-  const o = new OrderState(j[0], key(j[0]), j[1], j[2], j[3], j[4], j[5], j[6], j[7], j[8], j[9], j[10], j[11], j[12], j[13], j[14]);
+function orderFromJson(j: OrderJson): OrderState {
+  const o = new OrderState(j[0], j[1], j[2], j[3], j[4], j[5], j[6], j[7], j[8], j[9], j[10], j[11], j[12], j[13], j[14]);
   o.price = j[15];
   o.remaining = j[16];
   o.status = j[17];
@@ -113,7 +114,7 @@ export function serializeState(s: EngineState): StateJson {
       bids: sideJson(m.book.bids), asks: sideJson(m.book.asks), stops: m.stops.map(orderJson),
     });
   }
-  const usedIds = s.usedIds.byUser();
+  const usedIds = s.orderIds.usedByUser();
   const accounts: AccountJson[] = [...s.accounts.values()]
     .sort((a, b) => a.userId - b.userId)
     .map((a) => ({
@@ -141,11 +142,11 @@ export function serializeState(s: EngineState): StateJson {
 
 export function restoreState(raw: unknown, seq: number): EngineState {
   const j = raw as StateJson;
-  const keyOf = (id: string) => id.slice(6).toLowerCase();
   const accounts = new Map<number, ReturnType<typeof newAccount>>();
-  let usedCount = 0;
-  for (const a of j.accounts) usedCount += a.usedIds.length;
-  const usedIds = new UsedOrderIds(usedCount);
+  let idCount = 0;
+  for (const a of j.accounts) idCount += a.usedIds.length;
+  for (const mj of j.markets) idCount += mj.bids.length + mj.asks.length + mj.stops.length;
+  const orderIds = new OrderIdIndex<OrderState>(idCount);
   for (const a of j.accounts) {
     const acc = newAccount(a.userId);
     acc.balance = BigInt(a.balance);
@@ -153,7 +154,7 @@ export function restoreState(raw: unknown, seq: number): EngineState {
     acc.marginCall = a.marginCall;
     acc.updatedAt = a.updatedAt;
     for (const [k, v] of a.leverage) acc.leverage.set(k, v);
-    for (const [k, v] of a.usedIds) usedIds.add(a.userId, k, v);
+    for (const [k, v] of a.usedIds) orderIds.retire(a.userId, k, v);
     for (const [k, b, s] of a.openVolume) acc.openVolume.set(k, { buyRaw: BigInt(b), sellRaw: BigInt(s) });
     for (const p of a.positions) {
       acc.positions.set(p.instrument, {
@@ -181,17 +182,17 @@ export function restoreState(raw: unknown, seq: number): EngineState {
       m.fundingRateAt = mj.funding.rateAt;
     }
     for (const oj of mj.bids) {
-      const o = orderFromJson(oj, keyOf);
+      const o = orderFromJson(oj);
       m.book.bids.add(o);
       live.push(o);
     }
     for (const oj of mj.asks) {
-      const o = orderFromJson(oj, keyOf);
+      const o = orderFromJson(oj);
       m.book.asks.add(o);
       live.push(o);
     }
     for (const oj of mj.stops) {
-      const o = orderFromJson(oj, keyOf);
+      const o = orderFromJson(oj);
       m.stops.push(o);
       live.push(o);
     }
@@ -204,7 +205,8 @@ export function restoreState(raw: unknown, seq: number): EngineState {
       acc = newAccount(o.userId);
       accounts.set(o.userId, acc);
     }
-    acc.orders.set(o.key, o);
+    acc.orders.add(o);
+    orderIds.setLive(o.userId, o.id, orderIdDay(o.id), o);
   }
   return {
     seq,
@@ -219,7 +221,7 @@ export function restoreState(raw: unknown, seq: number): EngineState {
       reserveFund: BigInt(j.totals.reserveFund),
     },
     counters: { ...j.counters, placement: j.counters.placement ?? 0 },
-    usedIds,
+    orderIds,
     prunedDay: j.prunedDay,
   };
 }

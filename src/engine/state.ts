@@ -4,7 +4,8 @@ import type { Account } from './account.js';
 import type { Market } from './market.js';
 import type { MatcherView, TransferView } from './records.js';
 import type { TpSlState } from './tpsl.js';
-import type { UsedOrderIds } from './used-order-ids.js';
+import type { OrderIdIndex } from './order-id-index.js';
+import type { OrderState } from './order.js';
 
 export type TransferState = TransferView;
 
@@ -42,8 +43,8 @@ export interface EngineState {
   transferIds: Set<string>;
   totals: Totals;
   counters: Counters;
-  /** Client order ids of every user that are no longer live, until they leave the id window (pruned daily). */
-  usedIds: UsedOrderIds;
+  /** Client order ids of every user: live ones lead to their order; used ones are kept until they leave the id window (pruned daily). */
+  orderIds: OrderIdIndex<OrderState>;
   /** Last UTC day for which used order ids were pruned. */
   prunedDay: number;
 }

@@ -1,0 +1,205 @@
+/**
+ * Every client order id of every user, in one table: a live order's id leads to the order; a used id (the
+ * order ended) is remembered with its day until it leaves the id window, for the duplicate check. With a
+ * million orders a day this is the engine's largest structure.
+ *
+ * Hand-written open-addressing hash table over one Int32Array instead of Maps keyed by id strings: an id's
+ * 26 hex digits are stored as four integers next to the user id, the day and a reference to the live order,
+ * so an entry costs no heap object and no key string (a Map<string, …> entry plus its key was ~120 bytes
+ * of traced heap, and lookups in those Maps were ~13% of the engine's time, their garbage collection more).
+ * Ids are read in place from the text that ends with their 26 hex digits (a v2 id `DDDDD:…` in either case, or
+ * a 26-digit canonical key; see orderIdDigits), so a lookup allocates nothing.
+ *
+ * Slot layout (SLOT ints): userId (0 = empty slot), four key words (7, 7, 6 and 6 hex digits), day, live
+ * reference (0 = used, n = live order number n − 1). Entries are only removed by `prune`, which rebuilds the
+ * table, so probing needs no tombstones.
+ */
+const SLOT = 7;
+export const KEY_HEX_DIGITS = 26;
+const MIN_SLOTS = 1024;
+/** Grow past this share of occupied slots (linear probing stays short below it). */
+const MAX_LOAD = 0.7;
+
+/** Hex digit value of 0-9, a-f or A-F (callers pass validated ids). */
+function hexValue(c: number): number {
+  return c <= 57 ? c - 48 : (c | 32) - 87;
+}
+
+function word(text: string, from: number, to: number): number {
+  let w = 0;
+  for (let i = from; i < to; i++) w = (w << 4) | hexValue(text.charCodeAt(i));
+  return w;
+}
+
+function hexWord(w: number, digits: number): string {
+  return w.toString(16).padStart(digits, '0');
+}
+
+function slotsFor(entries: number): number {
+  let slots = MIN_SLOTS;
+  while (slots * MAX_LOAD < entries * 1.5) slots *= 2;
+  return slots;
+}
+
+export class OrderIdIndex<T> {
+  private table: Int32Array;
+  private mask: number;
+  private count = 0;
+  /** Live orders by reference − 1; freed numbers are reused. */
+  private live: Array<T | undefined> = [];
+  private freeRefs: number[] = [];
+  // The key words of the last `find` (no allocation per call).
+  private w0 = 0;
+  private w1 = 0;
+  private w2 = 0;
+  private w3 = 0;
+
+  constructor(capacity = 0) {
+    const slots = slotsFor(capacity);
+    this.table = new Int32Array(slots * SLOT);
+    this.mask = slots - 1;
+  }
+
+  /** Ids in the table, live and used. */
+  get size(): number {
+    return this.count;
+  }
+
+  get liveCount(): number {
+    return this.live.length - this.freeRefs.length;
+  }
+
+  /** Whether the user has this id, live or used. */
+  has(userId: number, text: string): boolean {
+    return this.find(userId, text) >= 0;
+  }
+
+  /** The live order with this id; null when the id is used (its order ended); undefined when unknown. */
+  lookup(userId: number, text: string): T | null | undefined {
+    const i = this.find(userId, text);
+    if (i < 0) return undefined;
+    const ref = this.table[i + 6];
+    return ref === 0 ? null : this.live[ref - 1]!;
+  }
+
+  /** The id now names this live order. */
+  setLive(userId: number, text: string, day: number, order: T): void {
+    const i = this.entry(userId, text, day);
+    const t = this.table;
+    if (t[i + 6] !== 0) {
+      this.live[t[i + 6] - 1] = order;
+      return;
+    }
+    let ref = this.freeRefs.pop();
+    if (ref === undefined) {
+      ref = this.live.length;
+      this.live.push(order);
+    } else {
+      this.live[ref] = order;
+    }
+    t[i + 6] = ref + 1;
+  }
+
+  /** The id's order is no longer live (or never was): the id stays used until it is pruned. */
+  retire(userId: number, text: string, day: number): void {
+    const i = this.entry(userId, text, day);
+    const t = this.table;
+    const ref = t[i + 6];
+    if (ref === 0) return;
+    this.live[ref - 1] = undefined;
+    this.freeRefs.push(ref - 1);
+    t[i + 6] = 0;
+  }
+
+  /** Forgets used ids dated before `minDay` (live ones stay, however old). */
+  prune(minDay: number): void {
+    const t = this.table;
+    let kept = 0;
+    for (let i = 0; i < t.length; i += SLOT) if (t[i] !== 0 && (t[i + 6] !== 0 || t[i + 5] >= minDay)) kept++;
+    this.rebuild(slotsFor(kept), minDay);
+  }
+
+  /** The used ids of each user as [canonical key, day], sorted by key: a canonical order for snapshots and the state hash. */
+  usedByUser(): Map<number, Array<[string, number]>> {
+    const out = new Map<number, Array<[string, number]>>();
+    const t = this.table;
+    for (let i = 0; i < t.length; i += SLOT) {
+      if (t[i] === 0 || t[i + 6] !== 0) continue;
+      const key = hexWord(t[i + 1], 7) + hexWord(t[i + 2], 7) + hexWord(t[i + 3], 6) + hexWord(t[i + 4], 6);
+      let list = out.get(t[i]);
+      if (list === undefined) out.set(t[i], (list = []));
+      list.push([key, t[i + 5]]);
+    }
+    for (const list of out.values()) list.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return out;
+  }
+
+  /** Slot of the id, inserted (as used, with `day`) when absent. */
+  private entry(userId: number, text: string, day: number): number {
+    const found = this.find(userId, text);
+    if (found >= 0) return found;
+    let i = -found - 1;
+    const t = this.table;
+    t[i] = userId;
+    t[i + 1] = this.w0;
+    t[i + 2] = this.w1;
+    t[i + 3] = this.w2;
+    t[i + 4] = this.w3;
+    t[i + 5] = day;
+    t[i + 6] = 0;
+    if (++this.count > (this.mask + 1) * MAX_LOAD) {
+      this.rebuild((this.mask + 1) * 2, -Infinity);
+      i = this.find(userId, text);
+    }
+    return i;
+  }
+
+  /** Slot offset of the entry (≥ 0), or −(free slot offset) − 1 where it would go. Leaves the key words in w0..w3. */
+  private find(userId: number, text: string): number {
+    const at = text.length - KEY_HEX_DIGITS;
+    if (at !== 0 && at !== 6) throw new Error(`not an order id: ${text}`);
+    const w0 = (this.w0 = word(text, at, at + 7));
+    const w1 = (this.w1 = word(text, at + 7, at + 14));
+    const w2 = (this.w2 = word(text, at + 14, at + 20));
+    const w3 = (this.w3 = word(text, at + 20, at + 26));
+    const t = this.table;
+    const mask = this.mask;
+    let slot = OrderIdIndex.hash(userId, w0, w1, w2, w3) & mask;
+    for (;;) {
+      const i = slot * SLOT;
+      const u = t[i];
+      if (u === 0) return -i - 1;
+      if (u === userId && t[i + 4] === w3 && t[i + 3] === w2 && t[i + 2] === w1 && t[i + 1] === w0) return i;
+      slot = (slot + 1) & mask;
+    }
+  }
+
+  private static hash(userId: number, w0: number, w1: number, w2: number, w3: number): number {
+    let h = Math.imul(userId, 0x9e3779b1) ^ w3;
+    h = Math.imul(h ^ (h >>> 15), 0x85ebca6b) ^ w2;
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35) ^ w1;
+    h = Math.imul(h ^ (h >>> 16), 0x27d4eb2f) ^ w0;
+    h = Math.imul(h ^ (h >>> 15), 0x165667b1);
+    return (h ^ (h >>> 16)) >>> 0;
+  }
+
+  /** Re-inserts the live entries and the used ones dated on or after `minDay` into a table of `slots` slots. */
+  private rebuild(slots: number, minDay: number): void {
+    const old = this.table;
+    const t = new Int32Array(slots * SLOT);
+    const mask = slots - 1;
+    let count = 0;
+    for (let j = 0; j < old.length; j += SLOT) {
+      const u = old[j];
+      if (u === 0 || (old[j + 6] === 0 && old[j + 5] < minDay)) continue;
+      let slot = OrderIdIndex.hash(u, old[j + 1], old[j + 2], old[j + 3], old[j + 4]) & mask;
+      while (t[slot * SLOT] !== 0) slot = (slot + 1) & mask;
+      const i = slot * SLOT;
+      for (let k = 0; k < SLOT; k++) t[i + k] = old[j + k];
+      count++;
+    }
+    this.table = t;
+    this.mask = mask;
+    this.count = count;
+  }
+}

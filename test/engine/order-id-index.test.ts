@@ -1,0 +1,117 @@
+/**
+ * The order-id index against a model (a Map of "user/key" → live order or used day): membership and lookup
+ * after random live/retire operations, growth past many resizes, both id spellings (v2 id of either case and
+ * the canonical key), pruning by day (live ids survive it), and the canonical per-user listing snapshots use.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { OrderIdIndex } from '../../src/engine/order-id-index.js';
+
+const hexKey = fc.stringMatching(/^[0-9a-f]{26}$/);
+const op = fc.record({
+  user: fc.integer({ min: 1, max: 5 }),
+  key: hexKey,
+  day: fc.integer({ min: 100, max: 104 }),
+  live: fc.boolean(),
+  asId: fc.boolean(),
+});
+
+/** The v2 id spelling of a key (upper case, to prove case does not matter). */
+const v2 = (key: string, day: number) => `${String(day).padStart(5, '0')}:${key.toUpperCase()}`;
+
+describe('OrderIdIndex', () => {
+  it('answers like a map of live orders and used days, across growth and pruning', () => {
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 1, maxLength: 3000 }), fc.integer({ min: 100, max: 105 }), (ops, pruneBefore) => {
+        const index = new OrderIdIndex<string>(4);
+        const model = new Map<string, { day: number; live: string | null }>();
+        for (const [n, o] of ops.entries()) {
+          const text = o.asId ? v2(o.key, o.day) : o.key;
+          const k = `${o.user}/${o.key}`;
+          const prev = model.get(k);
+          const day = prev?.day ?? o.day; // the first day an id was seen stays its day
+          if (o.live) {
+            index.setLive(o.user, text, o.day, `order${n}`);
+            model.set(k, { day, live: `order${n}` });
+          } else {
+            index.retire(o.user, text, o.day);
+            model.set(k, { day, live: null });
+          }
+        }
+        const check = () => {
+          for (const [k, v] of model) {
+            const [user, key] = k.split('/');
+            assert.ok(index.has(Number(user), key));
+            assert.equal(index.lookup(Number(user), key), v.live, k);
+            assert.equal(index.lookup(Number(user) + 10, key), undefined);
+          }
+          assert.equal(index.size, model.size);
+          assert.equal(index.liveCount, [...model.values()].filter((v) => v.live !== null).length);
+        };
+        check();
+        index.prune(pruneBefore);
+        for (const [k, v] of model) if (v.live === null && v.day < pruneBefore) model.delete(k);
+        check();
+        // The listing holds exactly the used ids, sorted by key within each user.
+        const listed: string[] = [];
+        for (const [user, list] of index.usedByUser()) {
+          const keys = list.map(([key]) => key);
+          assert.deepEqual(keys, [...keys].sort());
+          for (const [key, day] of list) listed.push(`${user}/${key}=${day}`);
+        }
+        const expected = [...model].filter(([, v]) => v.live === null).map(([k, v]) => `${k}=${v.day}`);
+        assert.deepEqual(listed.sort(), expected.sort());
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('grows through many resizes without losing an entry; live ids outlive pruning', () => {
+    const index = new OrderIdIndex<number>();
+    const key = (i: number) => i.toString(16).padStart(26, '0');
+    for (let i = 0; i < 50_000; i++) {
+      if (i % 5 === 0) index.setLive(1 + (i % 3), key(i), 100, i);
+      else index.retire(1 + (i % 3), key(i), 100 + (i % 2));
+    }
+    assert.equal(index.size, 50_000);
+    assert.equal(index.liveCount, 10_000);
+    for (let i = 0; i < 50_000; i++) assert.equal(index.lookup(1 + (i % 3), key(i)), i % 5 === 0 ? i : null, key(i));
+    assert.equal(index.has(1, key(50_001)), false);
+    index.prune(101);
+    // Kept: live ones (day 100, every 5th) and used ones of day 101 (odd i not divisible by 5).
+    let expected = 0;
+    for (let i = 0; i < 50_000; i++) if (i % 5 === 0 || i % 2 === 1) expected++;
+    assert.equal(index.size, expected);
+    assert.equal(index.lookup(1, key(0)), 0);
+    assert.equal(index.has(2 + 1, key(2)), false); // used on day 100: pruned
+    assert.equal(index.lookup(2, key(1)), null);
+  });
+
+  it('frees a live reference on retire and reuses it', () => {
+    const index = new OrderIdIndex<string>();
+    index.setLive(1, 'a'.repeat(26), 1, 'first');
+    index.retire(1, 'a'.repeat(26), 1);
+    assert.equal(index.liveCount, 0);
+    index.setLive(1, 'b'.repeat(26), 1, 'second');
+    assert.equal(index.liveCount, 1);
+    assert.equal(index.lookup(1, 'a'.repeat(26)), null);
+    assert.equal(index.lookup(1, `00001:${'B'.repeat(26)}`), 'second');
+  });
+
+  it('keeps ids that differ in one digit apart', () => {
+    const index = new OrderIdIndex<string>();
+    const base = '0123456789abcdef0123456789';
+    index.retire(7, base, 1);
+    for (let i = 0; i < base.length; i++) {
+      const other = base.slice(0, i) + (base[i] === 'f' ? 'e' : 'f') + base.slice(i + 1);
+      assert.equal(index.has(7, other), false, other);
+    }
+    assert.ok(index.has(7, base));
+    assert.equal(index.has(8, base), false);
+  });
+
+  it('refuses text that does not end in an id', () => {
+    assert.throws(() => new OrderIdIndex().has(1, 'abc'), /not an order id/);
+  });
+});
