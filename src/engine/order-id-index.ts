@@ -48,7 +48,11 @@ export class OrderIdIndex<T> {
   /** Live orders by reference − 1; freed numbers are reused. */
   private live: Array<T | undefined> = [];
   private freeRefs: number[] = [];
-  // The key words of the last `find` (no allocation per call).
+  // The last `find`: its arguments and result (a command looks one id up several times: duplicate check,
+  // then listing or retiring it), and its key words (no allocation per call). Reset when slots move.
+  private lastUser = 0;
+  private lastText = '';
+  private lastFound = 0;
   private w0 = 0;
   private w1 = 0;
   private w2 = 0;
@@ -156,6 +160,19 @@ export class OrderIdIndex<T> {
 
   /** Slot offset of the entry (≥ 0), or −(free slot offset) − 1 where it would go. Leaves the key words in w0..w3. */
   private find(userId: number, text: string): number {
+    if (userId === this.lastUser && text === this.lastText) {
+      const i = this.lastFound;
+      // Still right unless the free slot it named has been filled since.
+      if (i >= 0 || this.table[-i - 1] === 0) return i;
+    }
+    const found = this.probe(userId, text);
+    this.lastUser = userId;
+    this.lastText = text;
+    this.lastFound = found;
+    return found;
+  }
+
+  private probe(userId: number, text: string): number {
     const at = text.length - KEY_HEX_DIGITS;
     if (at !== 0 && at !== 6) throw new Error(`not an order id: ${text}`);
     const w0 = (this.w0 = word(text, at, at + 7));
@@ -201,5 +218,6 @@ export class OrderIdIndex<T> {
     this.table = t;
     this.mask = mask;
     this.count = count;
+    this.lastUser = 0; // slots moved
   }
 }
