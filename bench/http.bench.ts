@@ -19,7 +19,7 @@
 // Orders are pre-signed in the load-generator process before the stage that sends them: a first batch
 // for a short calibration run (which also warms up the server), then top-ups sized from the measured rate.
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -91,6 +91,44 @@ function mainThreadCpuMs(): number {
   } catch {
     return NaN;
   }
+}
+
+/** CPU ms used so far by every thread of this process, by OS thread id (Linux); empty elsewhere. */
+function threadCpuMs(): Map<number, number> {
+  const out = new Map<number, number>();
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      try {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'latin1');
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        out.set(Number(tid), (Number(f[11]) + Number(f[12])) * 10);
+      } catch {
+        // the thread ended between readdir and read
+      }
+    }
+  } catch {
+    // not Linux
+  }
+  return out;
+}
+
+/** Names for the threads the exchange started (set after startExchange); others are Node/V8 helpers. */
+const threadNames = new Map<number, string>();
+
+/** "journal writer 12, projector 40, … µs CPU/req": the CPU of each busy thread except the main one. */
+function threadNote(a: Map<number, number>, b: Map<number, number>, requests: number): string {
+  const perReq = new Map<string, number>();
+  for (const [tid, ms] of b) {
+    if (tid === process.pid) continue;
+    const d = ms - (a.get(tid) ?? 0);
+    const name = threadNames.get(tid) ?? 'Node/V8 helpers (GC, compiler, libuv pool)';
+    perReq.set(name, (perReq.get(name) ?? 0) + (d * 1000) / Math.max(1, requests));
+  }
+  return [...perReq]
+    .filter(([, us]) => us >= 0.5)
+    .sort((x, y) => y[1] - x[1])
+    .map(([name, us]) => `${name} ${fmt(us)}`)
+    .join(', ');
 }
 
 function machineDelta(a: MachineCpu, b: MachineCpu): MachineCpu {
@@ -246,6 +284,9 @@ interface ServerWindow {
   wallMs: number;
   /** CPU of the whole machine in the window (server + load generator + anything else) */
   machine: MachineCpu;
+  /** CPU per thread at the window's start and end */
+  threads0: Map<number, number>;
+  threads1: Map<number, number>;
 }
 
 interface StageRun {
@@ -268,7 +309,9 @@ async function stage(
   let t0 = 0;
   let busy0 = machineCpu();
   let main0 = 0;
-  const server: ServerWindow = { cpuMs: NaN, mainCpuMs: NaN, elu: NaN, wallMs: NaN, machine: { proc: NaN, irq: NaN, steal: NaN } };
+  const server: ServerWindow = {
+    cpuMs: NaN, mainCpuMs: NaN, elu: NaN, wallMs: NaN, machine: { proc: NaN, irq: NaN, steal: NaN }, threads0: new Map(), threads1: new Map(),
+  };
   let profiler: CpuProfiler | undefined;
   let profileDone: Promise<Profile> | undefined;
   client.onWindow = (wid, phase) => {
@@ -279,6 +322,7 @@ async function stage(
       t0 = performance.now();
       busy0 = machineCpu();
       main0 = mainThreadCpuMs();
+      server.threads0 = threadCpuMs();
       if (opts.profileTo) {
         profiler = new CpuProfiler();
         void profiler.start();
@@ -290,6 +334,7 @@ async function stage(
       server.wallMs = performance.now() - t0;
       server.machine = machineDelta(busy0, machineCpu());
       server.mainCpuMs = mainThreadCpuMs() - main0;
+      server.threads1 = threadCpuMs();
       if (profiler && opts.profileTo) profileDone = profiler.stop(opts.profileTo);
     }
   };
@@ -407,7 +452,8 @@ function loadNotes(name: string, r: StageRun, cores: number): string {
   const perReq = (cpuMs: number) => fmt((cpuMs * 1000) / Math.max(1, l.completed));
   parts.push(
     `server CPU ${fmt((100 * r.server.cpuMs) / r.server.wallMs)} % = main thread ${fmt((100 * r.server.mainCpuMs) / r.server.wallMs)} % ` +
-      `(${perReq(r.server.mainCpuMs)} µs CPU/req, event loop busy ${fmt(100 * r.server.elu)} %) + other threads ${perReq(r.server.cpuMs - r.server.mainCpuMs)} µs CPU/req`,
+      `(${perReq(r.server.mainCpuMs)} µs CPU/req, event loop busy ${fmt(100 * r.server.elu)} %) + other threads ${perReq(r.server.cpuMs - r.server.mainCpuMs)} µs CPU/req` +
+      (r.server.threads1.size > 1 ? ` (${threadNote(r.server.threads0, r.server.threads1, l.completed)})` : ''),
   );
   parts.push(`load gen CPU ${fmt((100 * l.clientCpuMs) / l.windowMs)} %`);
   parts.push(othersNote(name, r.server.machine, r.server.cpuMs + l.clientCpuMs, r.server.wallMs));
@@ -469,6 +515,7 @@ async function main(): Promise<void> {
     const { loadConfig } = await import('../src/app/config.js');
     const { startExchange } = await import('../src/app/exchange.js');
     dataDir = mkdtempSync(join(tmpdir(), 'perpx-bench-http-'));
+    const threadsBefore = threadCpuMs();
     const ex = await startExchange(
       loadConfig({
         PORT: '0',
@@ -485,6 +532,13 @@ async function main(): Promise<void> {
       }),
     );
     exchange = ex;
+    // Worker threads the exchange started, in start order (src/app/exchange.ts): journal writer, read-model
+    // projector, then the signature pool. Anything else new (e.g. libuv's pool) is left unnamed.
+    const started = [...threadCpuMs().keys()].filter((t) => !threadsBefore.has(t)).sort((a, b) => a - b);
+    log(`  threads started by the exchange: ${started.length} (tids ${started.join(', ')})`);
+    const expected = ['journal writer', 'read-model projector', ...Array.from({ length: Number(SIGNATURE_THREADS) }, (_, i) => `signature worker ${i + 1}`)];
+    if (started.length === expected.length) started.forEach((t, i) => threadNames.set(t, expected[i]));
+    else started.forEach((t, i) => threadNames.set(t, `started thread #${i + 1}`));
     const target = { host: HOST, port: Number(new URL(ex.url).port) };
     const tSetup = performance.now();
     const wallets = Array.from({ length: WALLETS }, () => Wallet.createRandom());
