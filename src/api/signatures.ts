@@ -58,18 +58,20 @@ export function withdrawMessage(recipient: string, amount: string | number): Sig
   return { recipient, amount: parseMoney(amount, 'down') };
 }
 
+// signedBy/requireSignature chain the verifier's promise instead of being async functions: they run once per
+// signed request, and each async layer adds a promise and a microtask hop on the event loop.
+
 /** True when `signature` recovers to the user's wallet (case-insensitive). */
-export async function signedBy(verifier: SignatureVerifier, user: UserRecord, p: SignedPayload): Promise<boolean> {
-  if (!SIG_RE.test(p.signature)) return false;
+export function signedBy(verifier: SignatureVerifier, user: UserRecord, p: SignedPayload): Promise<boolean> {
+  if (!SIG_RE.test(p.signature)) return Promise.resolve(false);
   const sig = p.signature.startsWith('0x') ? p.signature : `0x${p.signature}`;
-  const signer = await verifier.recover(p.type, p.chainId, p.message, sig);
-  return signer !== null && signer.toLowerCase() === user.wallet.toLowerCase();
+  return verifier.recover(p.type, p.chainId, p.message, sig).then((signer) => signer !== null && signer.toLowerCase() === user.wallet.toLowerCase());
 }
 
-export async function requireSignature(verifier: SignatureVerifier, user: UserRecord, p: SignedPayload): Promise<void> {
-  if (!(await signedBy(verifier, user, p))) {
-    throw badRequest('INVALID_SIGNATURE', 'Invalid signature: it does not recover to your wallet for this request');
-  }
+export function requireSignature(verifier: SignatureVerifier, user: UserRecord, p: SignedPayload): Promise<void> {
+  return signedBy(verifier, user, p).then((ok) => {
+    if (!ok) throw badRequest('INVALID_SIGNATURE', 'Invalid signature: it does not recover to your wallet for this request');
+  });
 }
 
 /** Order and close bodies carry chainId; it must be the server's. */
