@@ -32,7 +32,7 @@ import { percentile, type LoadResult } from './http/load.js';
 import { orderMessage, orderSpec, signOrder, checkWithEthers } from './http/orders.js';
 import { mulberry32 } from '../src/simulation/seeded-random.js';
 import { firstMessage, startTsWorker } from './http/worker-boot.js';
-import { CpuProfiler, summarize, type Profile } from './http/cpu-profile.js';
+import { AllocationSampler, CpuProfiler, summarize, type Profile } from './http/cpu-profile.js';
 import type { CeilingWorkerData, CeilingWorkerResult } from './http/ceiling-worker.js';
 import { eip712Domain, types } from '../src/signing/eip712.js';
 import { secp256k1Backend } from '../src/signing/secp256k1-backend.js';
@@ -47,6 +47,7 @@ const WALLETS = Number(env.WALLETS ?? 128);
 const SIGNATURE_THREADS = env.SIGNATURE_THREADS ?? '2';
 const PRICE_LEVELS = Number(env.PRICE_LEVELS ?? 20_000);
 const CPU_PROF = env.CPU_PROF === '1';
+const ALLOC_PROF = env.ALLOC_PROF === '1';
 const AUTH: 'jwt' | 'apikey' = env.AUTH === 'apikey' ? 'apikey' : 'jwt';
 const CHAIN_ID = '16182';
 const HOST = '127.0.0.1';
@@ -314,6 +315,7 @@ async function stage(
   };
   let profiler: CpuProfiler | undefined;
   let profileDone: Promise<Profile> | undefined;
+  let sampler: AllocationSampler | undefined;
   client.onWindow = (wid, phase) => {
     if (wid !== id) return;
     if (phase === 'start') {
@@ -323,7 +325,10 @@ async function stage(
       busy0 = machineCpu();
       main0 = mainThreadCpuMs();
       server.threads0 = threadCpuMs();
-      if (opts.profileTo) {
+      if (opts.profileTo && ALLOC_PROF) {
+        sampler = new AllocationSampler();
+        void sampler.start();
+      } else if (opts.profileTo) {
         profiler = new CpuProfiler();
         void profiler.start();
       }
@@ -339,7 +344,11 @@ async function stage(
     }
   };
   const res = await client.ask({ type: 'load', id, target, ...spec }, 'result');
-  const profile = profileDone ? summarize(await profileDone, 30, res.result.completed) : undefined;
+  const profile = profileDone
+    ? summarize(await profileDone, 30, res.result.completed)
+    : sampler
+      ? await sampler.stop(res.result.completed)
+      : undefined;
   return { load: res.result, server, poolLeft: res.poolLeft, profile };
 }
 
@@ -605,7 +614,7 @@ async function main(): Promise<void> {
       client,
       target,
       { request: { kind: 'orders' }, mode: 'closed', connections: CONNECTIONS, warmupMs: WARMUP.orders, durationMs: DURATION_MS },
-      { profileTo: CPU_PROF ? profileFile : undefined },
+      { profileTo: CPU_PROF || ALLOC_PROF ? profileFile : undefined },
     );
     const s1 = seqSnap(ex.sequencer.stats);
     const ordersRps = (okCount(o.load.status) / o.load.windowMs) * 1000;
@@ -656,7 +665,7 @@ async function main(): Promise<void> {
       client,
       target,
       { request: { kind: 'get', path: DEPTH_PATH }, mode: 'closed', connections: CONNECTIONS, warmupMs: WARMUP.depth, durationMs: DURATION_MS },
-      { profileTo: CPU_PROF ? depthProfile : undefined },
+      { profileTo: CPU_PROF || ALLOC_PROF ? depthProfile : undefined },
     );
     const depthRps = (okCount(d.load.status) / d.load.windowMs) * 1000;
     rows.push({ stage: `(4) GET ${DEPTH_PATH}, ${CONNECTIONS} conns`, rps: depthRps, p50: d.load.p50, p99: d.load.p99, notes: loadNotes('(4)', d, cores) });
