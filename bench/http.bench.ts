@@ -14,7 +14,10 @@
 // SIGNATURE_THREADS (2), PRICE_LEVELS (20000 per side = ±2 %), AUTH (jwt | apikey: how orders
 // authenticate, default the Bearer access JWT), CPU_PROF=1 (profile the server's main
 // thread during (3a) and (4), write .cpuprofile files to the temp dir and print self-time summaries;
-// profiling costs some throughput, so compare numbers from runs without it).
+// profiling costs some throughput, so compare numbers from runs without it), ALLOC_PROF=1 (instead: bytes
+// allocated per request by function on the main thread, garbage included: where the GC work comes from).
+// Stage notes split the server's CPU per request by thread: main, the exchange's worker threads (journal
+// writer, read-model projector, signature workers) and Node/V8's own helpers (GC, compiler).
 //
 // Orders are pre-signed in the load-generator process before the stage that sends them: a first batch
 // for a short calibration run (which also warms up the server), then top-ups sized from the measured rate.
@@ -113,16 +116,24 @@ function threadCpuMs(): Map<number, number> {
   return out;
 }
 
-/** Names for the threads the exchange started (set after startExchange); others are Node/V8 helpers. */
-const threadNames = new Map<number, string>();
+/** The thread's name: the exchange's workers name themselves (src/workers/thread-name.ts). */
+function threadName(tid: number): string {
+  try {
+    const comm = readFileSync(`/proc/self/task/${tid}/comm`, 'latin1').trim();
+    if (comm.startsWith('perpx-')) return comm.slice('perpx-'.length);
+  } catch {
+    // the thread ended
+  }
+  return 'Node/V8 helpers (GC, compiler, libuv pool)';
+}
 
-/** "journal writer 12, projector 40, … µs CPU/req": the CPU of each busy thread except the main one. */
+/** "projector 40, signature 80, … µs CPU/req": each kind of thread except the main one (same names summed). */
 function threadNote(a: Map<number, number>, b: Map<number, number>, requests: number): string {
   const perReq = new Map<string, number>();
   for (const [tid, ms] of b) {
     if (tid === process.pid) continue;
     const d = ms - (a.get(tid) ?? 0);
-    const name = threadNames.get(tid) ?? 'Node/V8 helpers (GC, compiler, libuv pool)';
+    const name = threadName(tid);
     perReq.set(name, (perReq.get(name) ?? 0) + (d * 1000) / Math.max(1, requests));
   }
   return [...perReq]
@@ -524,7 +535,6 @@ async function main(): Promise<void> {
     const { loadConfig } = await import('../src/app/config.js');
     const { startExchange } = await import('../src/app/exchange.js');
     dataDir = mkdtempSync(join(tmpdir(), 'perpx-bench-http-'));
-    const threadsBefore = threadCpuMs();
     const ex = await startExchange(
       loadConfig({
         PORT: '0',
@@ -541,13 +551,6 @@ async function main(): Promise<void> {
       }),
     );
     exchange = ex;
-    // Worker threads the exchange started, in start order (src/app/exchange.ts): journal writer, read-model
-    // projector, then the signature pool. Anything else new (e.g. libuv's pool) is left unnamed.
-    const started = [...threadCpuMs().keys()].filter((t) => !threadsBefore.has(t)).sort((a, b) => a - b);
-    log(`  threads started by the exchange: ${started.length} (tids ${started.join(', ')})`);
-    const expected = ['journal writer', 'read-model projector', ...Array.from({ length: Number(SIGNATURE_THREADS) }, (_, i) => `signature worker ${i + 1}`)];
-    if (started.length === expected.length) started.forEach((t, i) => threadNames.set(t, expected[i]));
-    else started.forEach((t, i) => threadNames.set(t, `started thread #${i + 1}`));
     const target = { host: HOST, port: Number(new URL(ex.url).port) };
     const tSetup = performance.now();
     const wallets = Array.from({ length: WALLETS }, () => Wallet.createRandom());
