@@ -24,6 +24,18 @@ export function limitOrderMessage(b: { id: string; instrument: string; side: str
   return { id: b.id, instrument: b.instrument, side: b.side, leverage: BigInt(b.leverage), quantity: norm(b.quantity), limitPrice: norm(b.limitPrice), chainId: BigInt(chainId) };
 }
 
+/**
+ * limitOrderMessage for amounts already parsed by the gateway: `parseUnits(v)` is `Number(norm(v))` within
+ * safe integers, so BigInt of the parsed units is the signed value exactly, and the hot order path does not
+ * parse the two decimals a second time.
+ */
+export function limitOrderMessageOfUnits(
+  b: { id: string; instrument: string; side: string },
+  leverage: number, quantityUnits: number, limitPriceUnits: number, chainId: string,
+): SignedMessage {
+  return { id: b.id, instrument: b.instrument, side: b.side, leverage: BigInt(leverage), quantity: BigInt(quantityUnits), limitPrice: BigInt(limitPriceUnits), chainId: BigInt(chainId) };
+}
+
 export function marketOrderMessage(b: { id: string; instrument: string; side: string; timeInForce: string; leverage: number; cashQuantity: string | number }, chainId: string): SignedMessage {
   return { id: b.id, instrument: b.instrument, side: b.side, timeInForce: b.timeInForce, leverage: BigInt(b.leverage), cashQuantity: norm(b.cashQuantity), chainId: BigInt(chainId) };
 }
