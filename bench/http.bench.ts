@@ -14,12 +14,15 @@
 // SIGNATURE_THREADS (2), PRICE_LEVELS (20000 per side = ±2 %), AUTH (jwt | apikey: how orders
 // authenticate, default the Bearer access JWT), CPU_PROF=1 (profile the server's main
 // thread during (3a) and (4), write .cpuprofile files to the temp dir and print self-time summaries;
-// profiling costs some throughput, so compare numbers from runs without it).
+// profiling costs some throughput, so compare numbers from runs without it), ALLOC_PROF=1 (instead: bytes
+// allocated per request by function on the main thread, garbage included: where the GC work comes from).
+// Stage notes split the server's CPU per request by thread: main, the exchange's worker threads (journal
+// writer, read-model projector, signature workers) and Node/V8's own helpers (GC, compiler).
 //
 // Orders are pre-signed in the load-generator process before the stage that sends them: a first batch
 // for a short calibration run (which also warms up the server), then top-ups sized from the measured rate.
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -32,7 +35,7 @@ import { percentile, type LoadResult } from './http/load.js';
 import { orderMessage, orderSpec, signOrder, checkWithEthers } from './http/orders.js';
 import { mulberry32 } from '../src/simulation/seeded-random.js';
 import { firstMessage, startTsWorker } from './http/worker-boot.js';
-import { CpuProfiler, summarize, type Profile } from './http/cpu-profile.js';
+import { AllocationSampler, CpuProfiler, summarize, type Profile } from './http/cpu-profile.js';
 import type { CeilingWorkerData, CeilingWorkerResult } from './http/ceiling-worker.js';
 import { eip712Domain, types } from '../src/signing/eip712.js';
 import { secp256k1Backend } from '../src/signing/secp256k1-backend.js';
@@ -47,6 +50,7 @@ const WALLETS = Number(env.WALLETS ?? 128);
 const SIGNATURE_THREADS = env.SIGNATURE_THREADS ?? '2';
 const PRICE_LEVELS = Number(env.PRICE_LEVELS ?? 20_000);
 const CPU_PROF = env.CPU_PROF === '1';
+const ALLOC_PROF = env.ALLOC_PROF === '1';
 const AUTH: 'jwt' | 'apikey' = env.AUTH === 'apikey' ? 'apikey' : 'jwt';
 const CHAIN_ID = '16182';
 const HOST = '127.0.0.1';
@@ -91,6 +95,52 @@ function mainThreadCpuMs(): number {
   } catch {
     return NaN;
   }
+}
+
+/** CPU ms used so far by every thread of this process, by OS thread id (Linux); empty elsewhere. */
+function threadCpuMs(): Map<number, number> {
+  const out = new Map<number, number>();
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      try {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'latin1');
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        out.set(Number(tid), (Number(f[11]) + Number(f[12])) * 10);
+      } catch {
+        // the thread ended between readdir and read
+      }
+    }
+  } catch {
+    // not Linux
+  }
+  return out;
+}
+
+/** The thread's name: the exchange's workers name themselves (src/workers/thread-name.ts). */
+function threadName(tid: number): string {
+  try {
+    const comm = readFileSync(`/proc/self/task/${tid}/comm`, 'latin1').trim();
+    if (comm.startsWith('perpx-')) return comm.slice('perpx-'.length);
+  } catch {
+    // the thread ended
+  }
+  return 'Node/V8 helpers (GC, compiler, libuv pool)';
+}
+
+/** "projector 40, signature 80, … µs CPU/req": each kind of thread except the main one (same names summed). */
+function threadNote(a: Map<number, number>, b: Map<number, number>, requests: number): string {
+  const perReq = new Map<string, number>();
+  for (const [tid, ms] of b) {
+    if (tid === process.pid) continue;
+    const d = ms - (a.get(tid) ?? 0);
+    const name = threadName(tid);
+    perReq.set(name, (perReq.get(name) ?? 0) + (d * 1000) / Math.max(1, requests));
+  }
+  return [...perReq]
+    .filter(([, us]) => us >= 0.5)
+    .sort((x, y) => y[1] - x[1])
+    .map(([name, us]) => `${name} ${fmt(us)}`)
+    .join(', ');
 }
 
 function machineDelta(a: MachineCpu, b: MachineCpu): MachineCpu {
@@ -246,6 +296,9 @@ interface ServerWindow {
   wallMs: number;
   /** CPU of the whole machine in the window (server + load generator + anything else) */
   machine: MachineCpu;
+  /** CPU per thread at the window's start and end */
+  threads0: Map<number, number>;
+  threads1: Map<number, number>;
 }
 
 interface StageRun {
@@ -268,9 +321,12 @@ async function stage(
   let t0 = 0;
   let busy0 = machineCpu();
   let main0 = 0;
-  const server: ServerWindow = { cpuMs: NaN, mainCpuMs: NaN, elu: NaN, wallMs: NaN, machine: { proc: NaN, irq: NaN, steal: NaN } };
+  const server: ServerWindow = {
+    cpuMs: NaN, mainCpuMs: NaN, elu: NaN, wallMs: NaN, machine: { proc: NaN, irq: NaN, steal: NaN }, threads0: new Map(), threads1: new Map(),
+  };
   let profiler: CpuProfiler | undefined;
   let profileDone: Promise<Profile> | undefined;
+  let sampler: AllocationSampler | undefined;
   client.onWindow = (wid, phase) => {
     if (wid !== id) return;
     if (phase === 'start') {
@@ -279,7 +335,11 @@ async function stage(
       t0 = performance.now();
       busy0 = machineCpu();
       main0 = mainThreadCpuMs();
-      if (opts.profileTo) {
+      server.threads0 = threadCpuMs();
+      if (opts.profileTo && ALLOC_PROF) {
+        sampler = new AllocationSampler();
+        void sampler.start();
+      } else if (opts.profileTo) {
         profiler = new CpuProfiler();
         void profiler.start();
       }
@@ -290,11 +350,16 @@ async function stage(
       server.wallMs = performance.now() - t0;
       server.machine = machineDelta(busy0, machineCpu());
       server.mainCpuMs = mainThreadCpuMs() - main0;
+      server.threads1 = threadCpuMs();
       if (profiler && opts.profileTo) profileDone = profiler.stop(opts.profileTo);
     }
   };
   const res = await client.ask({ type: 'load', id, target, ...spec }, 'result');
-  const profile = profileDone ? summarize(await profileDone, 30, res.result.completed) : undefined;
+  const profile = profileDone
+    ? summarize(await profileDone, 30, res.result.completed)
+    : sampler
+      ? await sampler.stop(res.result.completed)
+      : undefined;
   return { load: res.result, server, poolLeft: res.poolLeft, profile };
 }
 
@@ -407,7 +472,8 @@ function loadNotes(name: string, r: StageRun, cores: number): string {
   const perReq = (cpuMs: number) => fmt((cpuMs * 1000) / Math.max(1, l.completed));
   parts.push(
     `server CPU ${fmt((100 * r.server.cpuMs) / r.server.wallMs)} % = main thread ${fmt((100 * r.server.mainCpuMs) / r.server.wallMs)} % ` +
-      `(${perReq(r.server.mainCpuMs)} µs CPU/req, event loop busy ${fmt(100 * r.server.elu)} %) + other threads ${perReq(r.server.cpuMs - r.server.mainCpuMs)} µs CPU/req`,
+      `(${perReq(r.server.mainCpuMs)} µs CPU/req, event loop busy ${fmt(100 * r.server.elu)} %) + other threads ${perReq(r.server.cpuMs - r.server.mainCpuMs)} µs CPU/req` +
+      (r.server.threads1.size > 1 ? ` (${threadNote(r.server.threads0, r.server.threads1, l.completed)})` : ''),
   );
   parts.push(`load gen CPU ${fmt((100 * l.clientCpuMs) / l.windowMs)} %`);
   parts.push(othersNote(name, r.server.machine, r.server.cpuMs + l.clientCpuMs, r.server.wallMs));
@@ -551,7 +617,7 @@ async function main(): Promise<void> {
       client,
       target,
       { request: { kind: 'orders' }, mode: 'closed', connections: CONNECTIONS, warmupMs: WARMUP.orders, durationMs: DURATION_MS },
-      { profileTo: CPU_PROF ? profileFile : undefined },
+      { profileTo: CPU_PROF || ALLOC_PROF ? profileFile : undefined },
     );
     const s1 = seqSnap(ex.sequencer.stats);
     const ordersRps = (okCount(o.load.status) / o.load.windowMs) * 1000;
@@ -602,7 +668,7 @@ async function main(): Promise<void> {
       client,
       target,
       { request: { kind: 'get', path: DEPTH_PATH }, mode: 'closed', connections: CONNECTIONS, warmupMs: WARMUP.depth, durationMs: DURATION_MS },
-      { profileTo: CPU_PROF ? depthProfile : undefined },
+      { profileTo: CPU_PROF || ALLOC_PROF ? depthProfile : undefined },
     );
     const depthRps = (okCount(d.load.status) / d.load.windowMs) * 1000;
     rows.push({ stage: `(4) GET ${DEPTH_PATH}, ${CONNECTIONS} conns`, rps: depthRps, p50: d.load.p50, p99: d.load.p99, notes: loadNotes('(4)', d, cores) });

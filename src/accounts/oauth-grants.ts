@@ -12,12 +12,18 @@ export function withOauthGrants(base: AuthService, oauth: OauthService, now: () 
   // Everything but authenticate is the base service's own: inherit it (prototype) rather than forwarding
   // method by method, so a method added to AuthService later is never silently missing here.
   const wrapped = Object.create(base) as AuthService;
-  wrapped.authenticate = async (headers): Promise<AuthContext | null> => {
-    const m = typeof headers.authorization === 'string' ? GRANT_BEARER.exec(headers.authorization) : null;
-    if (!m) return base.authenticate(headers);
-    const grant = oauth.grant(m[1]!, now());
+  const grantContext = (token: string): AuthContext | null => {
+    const grant = oauth.grant(token, now());
     const user = grant?.userId ? base.getUserById(grant.userId) : undefined;
     return grant && user ? { user, via: 'oauth-grant', scopes: grant.scopes } : null;
+  };
+  wrapped.authenticate = async (headers): Promise<AuthContext | null> => {
+    const m = typeof headers.authorization === 'string' ? GRANT_BEARER.exec(headers.authorization) : null;
+    return m ? grantContext(m[1]!) : base.authenticate(headers);
+  };
+  wrapped.authenticateNow = (headers) => {
+    const m = typeof headers.authorization === 'string' ? GRANT_BEARER.exec(headers.authorization) : null;
+    return m ? grantContext(m[1]!) : base.authenticateNow?.(headers);
   };
   return wrapped;
 }

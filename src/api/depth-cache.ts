@@ -10,13 +10,14 @@ const MAX_ENTRIES = 512;
 
 export class RenderedDepthCache {
   private seq = -1;
-  private readonly bodies = new Map<string, string>();
+  // Bytes rather than text: a repeat then costs no UTF-8 encoding or length scan on the way out.
+  private readonly bodies = new Map<string, Buffer>();
 
-  get(seq: number, key: string): string | undefined {
+  get(seq: number, key: string): Buffer | undefined {
     return seq === this.seq ? this.bodies.get(key) : undefined;
   }
 
-  set(seq: number, key: string, body: string): void {
+  set(seq: number, key: string, body: Buffer): void {
     if (seq !== this.seq || this.bodies.size >= MAX_ENTRIES) {
       this.bodies.clear();
       this.seq = seq;

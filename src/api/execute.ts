@@ -5,8 +5,10 @@ import { ApiError } from './errors.js';
 
 export type OkReply = Extract<Reply, { ok: true }>;
 
-export async function execute(submit: Submit, cmd: CommandInput): Promise<OkReply> {
-  const { reply } = await submit(cmd);
-  if (!reply.ok) throw ApiError.from(reply.error);
-  return reply;
+export function execute(submit: Submit, cmd: CommandInput): Promise<OkReply> {
+  // A chained promise rather than an async function: one layer less per command on the event loop.
+  return submit(cmd).then(({ reply }) => {
+    if (!reply.ok) throw ApiError.from(reply.error);
+    return reply;
+  });
 }

@@ -5,12 +5,15 @@
  */
 import type { FastifyInstance } from 'fastify';
 
+const NON_BLANK = /\S/;
+
 export function installJsonParser(app: FastifyInstance, bodyLimit: number): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (req, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') return done(null, undefined);
+    // Same test as `text.trim() === ''` (\s is trim's whitespace set) without copying the body.
+    if (!NON_BLANK.test(text)) return done(null, undefined);
     return parse(req, text, done);
   });
 }

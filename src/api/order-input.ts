@@ -11,7 +11,7 @@ import * as A from './amounts.js';
 import { badRequest } from './errors.js';
 import { Body, ChainId, Decimal, Instrument, Leverage, OrderIdV2, PostOnly, SideSchema, Signature, Smp, TpSlInputSchema } from './schemas.js';
 import {
-  limitOrderMessage, marketOrderMessage, positionCloseMessage, requireChainId, stopLimitOrderMessage, type SignedPayload,
+  limitOrderMessageOfUnits, marketOrderMessage, positionCloseMessage, requireChainId, stopLimitOrderMessage, type SignedPayload,
 } from './signatures.js';
 
 const TpSlList = Type.Union([Type.Array(TpSlInputSchema, { maxItems: 10 }), Type.Null()]);
@@ -116,7 +116,8 @@ export function prepareLimit(ctx: PrepareContext, b: Static<typeof LimitOrderIte
   if (b.smp) input.smp = { smp: b.smp.smp, smpId: b.smp.smpId };
   const tpsl = tpslInputs(r, b.tpsl);
   if (tpsl) input.tpsl = tpsl;
-  return { input, signed: { type: 'New limit order', chainId: ctx.chainId, message: limitOrderMessage({ ...b, leverage }, ctx.chainId), signature: b.signature } };
+  const message = limitOrderMessageOfUnits(b, leverage, input.quantity as number, input.limitPrice as number, ctx.chainId);
+  return { input, signed: { type: 'New limit order', chainId: ctx.chainId, message, signature: b.signature } };
 }
 
 export function prepareStopLimit(ctx: PrepareContext, b: StopLimitOrderBody): Prepared<PlaceOrderInput> {

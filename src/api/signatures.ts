@@ -24,6 +24,18 @@ export function limitOrderMessage(b: { id: string; instrument: string; side: str
   return { id: b.id, instrument: b.instrument, side: b.side, leverage: BigInt(b.leverage), quantity: norm(b.quantity), limitPrice: norm(b.limitPrice), chainId: BigInt(chainId) };
 }
 
+/**
+ * limitOrderMessage for amounts already parsed by the gateway: `parseUnits(v)` is `Number(norm(v))` within
+ * safe integers, so BigInt of the parsed units is the signed value exactly, and the hot order path does not
+ * parse the two decimals a second time.
+ */
+export function limitOrderMessageOfUnits(
+  b: { id: string; instrument: string; side: string },
+  leverage: number, quantityUnits: number, limitPriceUnits: number, chainId: string,
+): SignedMessage {
+  return { id: b.id, instrument: b.instrument, side: b.side, leverage: BigInt(leverage), quantity: BigInt(quantityUnits), limitPrice: BigInt(limitPriceUnits), chainId: BigInt(chainId) };
+}
+
 export function marketOrderMessage(b: { id: string; instrument: string; side: string; timeInForce: string; leverage: number; cashQuantity: string | number }, chainId: string): SignedMessage {
   return { id: b.id, instrument: b.instrument, side: b.side, timeInForce: b.timeInForce, leverage: BigInt(b.leverage), cashQuantity: norm(b.cashQuantity), chainId: BigInt(chainId) };
 }
@@ -58,18 +70,20 @@ export function withdrawMessage(recipient: string, amount: string | number): Sig
   return { recipient, amount: parseMoney(amount, 'down') };
 }
 
+// signedBy/requireSignature chain the verifier's promise instead of being async functions: they run once per
+// signed request, and each async layer adds a promise and a microtask hop on the event loop.
+
 /** True when `signature` recovers to the user's wallet (case-insensitive). */
-export async function signedBy(verifier: SignatureVerifier, user: UserRecord, p: SignedPayload): Promise<boolean> {
-  if (!SIG_RE.test(p.signature)) return false;
+export function signedBy(verifier: SignatureVerifier, user: UserRecord, p: SignedPayload): Promise<boolean> {
+  if (!SIG_RE.test(p.signature)) return Promise.resolve(false);
   const sig = p.signature.startsWith('0x') ? p.signature : `0x${p.signature}`;
-  const signer = await verifier.recover(p.type, p.chainId, p.message, sig);
-  return signer !== null && signer.toLowerCase() === user.wallet.toLowerCase();
+  return verifier.recover(p.type, p.chainId, p.message, sig).then((signer) => signer !== null && signer.toLowerCase() === user.wallet.toLowerCase());
 }
 
-export async function requireSignature(verifier: SignatureVerifier, user: UserRecord, p: SignedPayload): Promise<void> {
-  if (!(await signedBy(verifier, user, p))) {
-    throw badRequest('INVALID_SIGNATURE', 'Invalid signature: it does not recover to your wallet for this request');
-  }
+export function requireSignature(verifier: SignatureVerifier, user: UserRecord, p: SignedPayload): Promise<void> {
+  return signedBy(verifier, user, p).then((ok) => {
+    if (!ok) throw badRequest('INVALID_SIGNATURE', 'Invalid signature: it does not recover to your wallet for this request');
+  });
 }
 
 /** Order and close bodies carry chainId; it must be the server's. */

@@ -5,7 +5,7 @@
  * parameters arrive as text, so they are converted to the schema's types first.
  */
 import type { FastifyInstance } from 'fastify';
-import type { TSchema } from '@sinclair/typebox';
+import { Kind, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
@@ -80,6 +80,56 @@ function applyDefaults(value: Record<string, unknown>, defaults: Array<[string, 
   }
 }
 
+/** Property kinds a flat converter handles: text that stays text, or a number TypeBox's Convert parses. */
+const TEXT_KINDS = new Set(['String', 'StringEnum']);
+const NUMBER_KINDS = new Set(['Integer', 'Number']);
+
+/**
+ * For the flat object schemas of path parameters and query strings (scalar properties, defaults only on
+ * them): the same result as `Value.Convert(s, Value.Default(s, Value.Clone(data)))` in one loop over the
+ * few keys, instead of three generic walks per request (measured ~1.5 µs of the depth route's main-thread
+ * time). Numbers still go through `Value.Convert` of their own schema, so the conversion rules stay TypeBox's.
+ * Null when the schema is anything else (the generic path then runs).
+ */
+export function flatConverter(schema: TSchema): ((data: unknown) => unknown) | null {
+  const s = schema as TSchema & { properties?: Record<string, TSchema>; additionalProperties?: unknown; default?: unknown };
+  if (s[Kind] !== 'Object' || !s.properties || s.default !== undefined) return null;
+  if (s.additionalProperties !== undefined && typeof s.additionalProperties !== 'boolean') return null;
+  const defaults: Array<[string, string | number | boolean]> = [];
+  const numbers: Array<[string, TSchema]> = [];
+  const texts: string[] = [];
+  for (const [key, prop] of Object.entries(s.properties)) {
+    const kind = prop[Kind] as string;
+    const def = (prop as { default?: unknown }).default;
+    if (def !== undefined) {
+      if (typeof def !== 'string' && typeof def !== 'number' && typeof def !== 'boolean') return null;
+      defaults.push([key, def]);
+    }
+    if (NUMBER_KINDS.has(kind)) numbers.push([key, prop]);
+    else if (TEXT_KINDS.has(kind)) texts.push(key);
+    else return null;
+  }
+  return (data) => {
+    if (data === null || typeof data !== 'object' || Array.isArray(data) || Object.getOwnPropertySymbols(data).length > 0) return undefined;
+    const out: Record<string, unknown> = {};
+    for (const key of Object.getOwnPropertyNames(data)) {
+      const v = (data as Record<string, unknown>)[key];
+      if (Array.isArray(v)) {
+        if (!v.every((x) => typeof x === 'string')) return undefined;
+        out[key] = v.slice();
+      } else if (v !== null && typeof v === 'object') return undefined;
+      else out[key] = v;
+    }
+    for (const [key, def] of defaults) if (out[key] === undefined) out[key] = def;
+    for (const [key, prop] of numbers) if (Object.hasOwn(out, key)) out[key] = Value.Convert(prop, out[key]);
+    for (const key of texts) {
+      const v = out[key];
+      if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') out[key] = v.toString();
+    }
+    return out;
+  };
+}
+
 export function installValidation(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) => {
     const tschema = schema as TSchema;
@@ -87,9 +137,10 @@ export function installValidation(app: FastifyInstance): void {
     const part = httpPart ?? 'body';
     const convert = part !== 'body';
     const defaults = convert ? null : topLevelDefaults(tschema);
+    const flat = convert ? flatConverter(tschema) : null;
     return (data: unknown) => {
       let value = data;
-      if (convert) value = Value.Convert(tschema, Value.Default(tschema, Value.Clone(data)));
+      if (convert) value = flat?.(data) ?? Value.Convert(tschema, Value.Default(tschema, Value.Clone(data)));
       else if (value !== null && typeof value === 'object') {
         if (defaults && !Array.isArray(value)) applyDefaults(value as Record<string, unknown>, defaults);
         else value = Value.Default(tschema, value);

@@ -13,7 +13,16 @@ export class HttpDrain {
   /** Set once the drain is over: the sequencer is about to stop, so a late request has nothing to answer it. */
   private drained = false;
 
+  /** The 'close' listener of every response (the emitter calls it with the response as `this`). */
+  private readonly onResponseClose: (this: ServerResponse) => void;
+
   constructor(private readonly server: Server) {
+    const inFlight = this.inFlight;
+    const release = () => this.release();
+    this.onResponseClose = function (this: ServerResponse) {
+      inFlight.delete(this);
+      if (inFlight.size === 0) release();
+    };
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       if (this.drained) {
         // A request that was still on its way in (a connection accepted before the close) when the drain
@@ -24,11 +33,9 @@ export class HttpDrain {
       }
       this.inFlight.add(res);
       if (this.draining) res.setHeader('connection', 'close');
-      // 'close' fires once per response: after it was sent, or when the client went away first.
-      res.once('close', () => {
-        this.inFlight.delete(res);
-        if (this.inFlight.size === 0) this.release();
-      });
+      // 'close' fires once per response: after it was sent, or when the client went away first. One shared
+      // listener (no closure and no once() wrapper per request: this runs on every request).
+      res.on('close', this.onResponseClose);
     });
   }
 

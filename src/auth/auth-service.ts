@@ -151,13 +151,24 @@ export class WalletAuthService implements AuthService {
   }
 
   async authenticate(headers: { authorization?: string; 'x-api-key'?: string | string[] }): Promise<AuthContext | null> {
+    const now = this.authenticateNow(headers);
+    if (now !== undefined) return now;
+    // Only a bearer token that is not in the verified-token cache gets here.
+    const verified = await this.verifyAccessToken((BEARER_RE.exec(headers.authorization as string) as RegExpExecArray)[1]);
+    return verified && { user: verified.user, via: 'access-token' };
+  }
+
+  authenticateNow(headers: { authorization?: string; 'x-api-key'?: string | string[] }): AuthContext | null | undefined {
     const authorization = headers.authorization;
     if (typeof authorization === 'string' && authorization.length > 0) {
       // An explicit bearer credential decides on its own: a bad token is a 401 even with an api key.
       const m = BEARER_RE.exec(authorization);
       if (!m) return null;
-      const verified = await this.verifyAccessToken(m[1]);
-      return verified && { user: verified.user, via: 'access-token' };
+      const now = this.cfg.now();
+      const claims = this.verifiedTokens.get(m[1], now);
+      if (!claims) return undefined;
+      const user = this.cachedUser(claims.userId, now);
+      return user && user.exchangeId === claims.exchangeId ? { user, via: 'access-token' } : null;
     }
     const raw = headers['x-api-key'];
     const apiKey = Array.isArray(raw) ? (raw.length === 1 ? raw[0] : undefined) : raw;

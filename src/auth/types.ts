@@ -75,6 +75,12 @@ export interface AuthService {
   refresh(refreshToken: string): Promise<{ user: UserRecord; token: TokenPair }>;
   /** From request headers: `authorization: Bearer <access JWT>` or `x-api-key`. null when missing/invalid. */
   authenticate(headers: { authorization?: string; 'x-api-key'?: string | string[] }): Promise<AuthContext | null>;
+  /**
+   * authenticate()'s answer when it can be given without waiting (a token verified before, an API key, a
+   * malformed header); undefined when only authenticate() can tell (a token not verified yet). Optional:
+   * callers fall back to authenticate().
+   */
+  authenticateNow?(headers: { authorization?: string; 'x-api-key'?: string | string[] }): AuthContext | null | undefined;
   /** Verifies an access JWT (real-time private channels); returns the user and the token's expiry (ms). */
   verifyAccessToken(token: string): Promise<{ user: UserRecord; expiresAt: number } | null>;
   getUserByExchangeId(exchangeId: number): UserRecord | undefined;

@@ -5,10 +5,12 @@
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { WriterInit, WriterReply, WriterRequest } from './journal-writer-protocol.js';
+import { nameThread } from '../workers/thread-name.js';
 
 if (!parentPort) throw new Error('journal-writer-worker must run in a worker thread');
 const port = parentPort;
 const init = workerData as WriterInit;
+nameThread('perpx-journal');
 
 const db = new Database(init.file);
 db.pragma('journal_mode = WAL');

@@ -21,8 +21,17 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 
 /** ISO 8601 timestamp, as the spec's REST records carry. */
 export const IsoTime = Type.String({ description: 'ISO 8601 timestamp' });
+// Records carry the same few timestamps over and over (an order's createdAt = updatedAt, every order
+// created in the same millisecond, its reply and its real-time event): one remembered formatting saves
+// a Date and a toISOString per repeat on the order path.
+let lastIsoMs = NaN;
+let lastIso = '';
 export function iso(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms !== lastIsoMs) {
+    lastIso = new Date(ms).toISOString();
+    lastIsoMs = ms;
+  }
+  return lastIso;
 }
 export function isoOrNull(ms: number | null | undefined): string | null {
   return ms === null || ms === undefined ? null : iso(ms);

@@ -5,9 +5,11 @@ import { typedDataDigest } from './eip712.js';
 import { Eip712EncodingError } from './errors.js';
 import type { WorkerRequest, WorkerResponse } from './worker-protocol.js';
 import { lowerThreadPriority } from '../workers/thread-priority.js';
+import { nameThread } from '../workers/thread-name.js';
 
 if (!parentPort) throw new Error('recover-worker must run in a worker thread');
 const port = parentPort;
+nameThread('perpx-signature');
 lowerThreadPriority(); // parallel capacity: must not preempt the event loop (see thread-priority.ts)
 
 port.on('message', (req: WorkerRequest) => {

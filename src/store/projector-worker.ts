@@ -6,10 +6,12 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openReadStore } from './open.js';
 import type { ProjectorReply, ProjectorRequest, ProjectorWorkerInit } from './projector-protocol.js';
 import { lowerThreadPriority } from '../workers/thread-priority.js';
+import { nameThread } from '../workers/thread-name.js';
 
 if (!parentPort) throw new Error('projector-worker must run in a worker thread');
 const port = parentPort;
 const init = workerData as ProjectorWorkerInit;
+nameThread('perpx-projector');
 lowerThreadPriority(); // the read model may lag a little; the event loop must not (see thread-priority.ts)
 const store = await openReadStore({ kind: 'sqlite', file: init.file });
 
