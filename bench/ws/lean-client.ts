@@ -21,6 +21,7 @@ export interface LeanHandlers {
 }
 
 const HEADER_END = Buffer.from('\r\n\r\n');
+const READ_BUFFER = Buffer.allocUnsafe(256 * 1024);
 
 /** One masked client frame (clients must mask; the key is random per frame). */
 export function clientTextFrame(text: string): Buffer {
@@ -67,7 +68,8 @@ export class LeanClient {
 
   constructor(port: number, host: string, path: string, private readonly h: LeanHandlers) {
     const key = randomBytes(16).toString('base64');
-    this.socket = net.connect(port, host);
+    // `onread` with one shared buffer: reads skip the stream machinery and a Buffer per read.
+    this.socket = net.connect({ port, host, onread: { buffer: READ_BUFFER, callback: (n, buf) => this.onRead(n, buf) } });
     this.socket.setNoDelay(true);
     this.socket.on('connect', () => {
       this.socket.write(
@@ -75,7 +77,6 @@ export class LeanClient {
           `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
       );
     });
-    this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
     this.socket.on('error', (err) => h.onError(err));
     this.socket.on('close', () => {
       if (!this.closed) {
@@ -94,9 +95,15 @@ export class LeanClient {
     this.socket.destroy();
   }
 
+  private onRead(n: number, buf: Uint8Array): boolean {
+    // The shared buffer is overwritten by the next read: whatever outlives this call is copied.
+    this.onData(Buffer.from(buf.buffer, buf.byteOffset, n));
+    return true;
+  }
+
   private onData(chunk: Buffer): void {
     if (!this.upgraded) {
-      this.head = this.head ? Buffer.concat([this.head, chunk]) : chunk;
+      this.head = this.head ? Buffer.concat([this.head, chunk]) : Buffer.from(chunk);
       const end = this.head.indexOf(HEADER_END);
       if (end === -1) return;
       const status = this.head.toString('latin1', 0, end);
@@ -145,7 +152,7 @@ export class LeanClient {
         let i = -1;
         while ((i = view.indexOf(10, i + 1)) !== -1) this.newlines++;
       }
-      if (this.keepPayload || this.opcode >= 0x8) this.parts.push(view);
+      if (this.keepPayload || this.opcode >= 0x8) this.parts.push(Buffer.from(view));
       this.remaining -= end - pos;
       pos = end;
       if (this.remaining === 0) this.endFrame();
