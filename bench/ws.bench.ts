@@ -1,13 +1,17 @@
 // Real-time fan-out benchmark (`npm run bench:ws`). Not a test: prints a table.
 //
-// Phase 1: the Centrifugo-protocol server. 5,000 raw-ws protocol clients on two order-book
+// Phase 1: the Centrifugo-protocol server. 5,000 protocol clients on two order-book
 // channels (2,500 each) + 1,000 clients each on its own private (recoverable) channel + one
 // real centrifuge client. Books publish at 100 Hz each, private channels at 1 Hz each.
 // Phase 2 (the ceiling): a bare `ws` server broadcasting the same payloads to the same
 // connections, no protocol, no batching, one frame per message.
 //
 // The server runs in this process, the clients in a forked child, so each gets one core.
-// Latency = receive time - publish time carried in the payload (same host clock).
+// Both phases use the same lean client (bench/ws/lean-client.ts: raw TCP, counts the messages of
+// each frame without parsing them), so the client steals as little CPU from either server as it
+// can. Every 20th connection is a probe: it parses its frames, checks that each counted message
+// is a publication, and records latency = receive time - publish time carried in the payload
+// (same host clock). CPU rows: process CPU time during the window per delivered message.
 import { execSync, fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import v8 from 'node:v8';
