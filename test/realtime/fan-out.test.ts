@@ -6,6 +6,7 @@ import { EventEmitter } from 'node:events';
 import * as wsModule from 'ws';
 import { FrameBuilder, encodeTextFrame } from '../../src/realtime/frame-builder.js';
 import { FlushScheduler } from '../../src/realtime/flush-scheduler.js';
+import { waitFor } from './helpers.js';
 
 // ws's own frame parser, client side (server frames are unmasked); not in @types/ws.
 type ReceiverLike = EventEmitter & { write(chunk: Buffer): void };
@@ -65,7 +66,7 @@ test('flush scheduler: FIFO, once each; the pass yields to the event loop betwee
   // Queued after the scheduler's first slice: runs between that slice and the next.
   let seenBetween = -1;
   setImmediate(() => (seenBetween = log.length));
-  await new Promise((r) => setTimeout(r, 20));
+  await waitFor(() => log.length >= 600);
   assert.deepEqual(log, Array.from({ length: 600 }, (_, i) => `c${i}`));
   assert.ok(seenBetween > 0 && seenBetween < 600, `other callbacks ran mid-pass (after ${seenBetween})`);
   // A connection queued again after its turn is written again.
@@ -82,7 +83,7 @@ test('flush scheduler: a write delay holds each connection that long from its fi
   flusher.add({ flush: () => (at.first = performance.now() - t0) });
   await new Promise((r) => setTimeout(r, 15));
   flusher.add({ flush: () => (at.second = performance.now() - t0) });
-  await new Promise((r) => setTimeout(r, 80));
+  await waitFor(() => at.second !== undefined);
   assert.ok(at.first >= 29, `first after ${at.first} ms`);
   assert.ok(at.second >= 44, `second after ${at.second} ms`);
   assert.ok(at.first < at.second);
