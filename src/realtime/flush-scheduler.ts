@@ -35,6 +35,7 @@ export class FlushScheduler {
   stop(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    this.scheduled = false; // a pass already queued with setImmediate finds nothing to do
     this.queue = [];
     this.dueAt = [];
     this.head = 0;
