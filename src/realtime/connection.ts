@@ -1,5 +1,5 @@
 // One client connection: parses command frames, answers them, and owns the outgoing queue.
-// Messages queued in the same tick are written as one newline-delimited frame.
+// Messages queued until its turn in the server's flush pass leave as one newline-delimited frame.
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { WebSocket, type RawData } from 'ws';
