@@ -1,13 +1,17 @@
 // Real-time fan-out benchmark (`npm run bench:ws`). Not a test: prints a table.
 //
-// Phase 1: the Centrifugo-protocol server. 5,000 raw-ws protocol clients on two order-book
+// Phase 1: the Centrifugo-protocol server. 5,000 protocol clients on two order-book
 // channels (2,500 each) + 1,000 clients each on its own private (recoverable) channel + one
 // real centrifuge client. Books publish at 100 Hz each, private channels at 1 Hz each.
 // Phase 2 (the ceiling): a bare `ws` server broadcasting the same payloads to the same
 // connections, no protocol, no batching, one frame per message.
 //
 // The server runs in this process, the clients in a forked child, so each gets one core.
-// Latency = receive time - publish time carried in the payload (same host clock).
+// Both phases use the same lean client (bench/ws/lean-client.ts: raw TCP, counts the messages of
+// each frame without parsing them), so the client steals as little CPU from either server as it
+// can. Every 20th connection is a probe: it parses its frames, checks that each counted message
+// is a publication, and records latency = receive time - publish time carried in the payload
+// (same host clock). CPU rows: process CPU time during the window per delivered message.
 import { execSync, fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import v8 from 'node:v8';
@@ -15,6 +19,7 @@ import vm from 'node:vm';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, WebSocket } from 'ws';
 import { Centrifuge } from 'centrifuge';
+import { LeanClient } from './ws/lean-client.js';
 import { createRealtimeServer } from '../src/realtime/index.js';
 
 const BOOK_CLIENTS = Number(process.env.BOOK_CLIENTS ?? 5000);
@@ -25,6 +30,7 @@ const WRITE_DELAY_MS = Number(process.env.WRITE_DELAY_MS ?? 0);
 const BOOK_HZ = 100;
 const PRIVATE_HZ = 1;
 const BOOKS = ['bench:orderBook-BTC-0.1', 'bench:orderBook-ETH-0.1'];
+const PING_LINE = /(?<=^|\n)\{\}(?=\n|$)/g;
 const PROBE_EVERY = 20; // every 20th connection records latency (parsing every message would load the client core)
 
 type Mode = 'protocol' | 'raw';
@@ -42,6 +48,10 @@ interface Report {
   lat: { p50: number; p99: number; max: number; n: number };
   centrifuge?: { received: number; p50: number; p99: number };
   closedByServer: number;
+  badFrames: number;
+  errors: string[];
+  /** Client process CPU time (user + system) during the window, ms. */
+  cpuMs: number;
 }
 
 const now = () => performance.timeOrigin + performance.now();
@@ -62,10 +72,14 @@ async function runClients(): Promise<void> {
   const url = process.env.WS_BENCH_URL!;
   const total = BOOK_CLIENTS + PRIVATE_CLIENTS;
   let counting = false;
+  let cpu0 = process.cpuUsage();
+  let cpuMs = 0;
   let received = 0;
   let windowStart = 0;
   let windowEnd = 0;
   let closedByServer = 0;
+  /** Probed frames whose message count did not match their publications (must stay 0). */
+  let badFrames = 0;
   let stopping = false;
   let lat = new Float64Array(1 << 16);
   let latN = 0;
@@ -78,64 +92,69 @@ async function runClients(): Promise<void> {
     lat[latN++] = v;
   };
   const tsRe = /"ts":([0-9.]+)/g;
-  const sockets: WebSocket[] = [];
+  const sockets: LeanClient[] = [];
   const errors = new Set<string>();
   let opened = 0;
   let failed = 0;
+  const target = new URL(url);
 
   const open = (i: number) =>
     new Promise<void>((resolve) => {
-      const ws = new WebSocket(url, { skipUTF8Validation: true, perMessageDeflate: false });
       const probe = i % PROBE_EVERY === 0;
       const channel = channelOf(i);
       let ready = false;
-      ws.on('open', () => {
-        if (mode === 'raw') {
-          ws.send(channel);
-        } else {
-          const data = i >= BOOK_CLIENTS ? { accessToken: 'bench' } : undefined;
-          const sub: Record<string, unknown> = { channel };
-          if (data) Object.assign(sub, { data, recoverable: true });
-          ws.send(`{"id":1,"connect":{}}\n${JSON.stringify({ id: 2, subscribe: sub })}`);
-        }
-      });
-      ws.on('message', (buf: Buffer) => {
-        if (!ready) {
-          // Handshake replies (protocol) or the raw server's ack: parse these few only.
-          const text = buf.toString();
+      const client: LeanClient = new LeanClient(Number(target.port), target.hostname, target.pathname, {
+        onOpen() {
+          if (mode === 'raw') {
+            client.sendText(channel);
+          } else {
+            const data = i >= BOOK_CLIENTS ? { accessToken: 'bench' } : undefined;
+            const sub: Record<string, unknown> = { channel };
+            if (data) Object.assign(sub, { data, recoverable: true });
+            client.sendText(`{"id":1,"connect":{}}\n${JSON.stringify({ id: 2, subscribe: sub })}`);
+          }
+        },
+        onText(text) {
+          // Handshake replies (protocol) or the raw server's ack: only these few are parsed.
           if (mode === 'raw' ? text === 'ok' : text.includes('"id":2')) {
             ready = true;
             opened++;
+            client.handshaking = false;
+            client.keepPayload = probe;
             resolve();
             if (mode === 'protocol' && text.includes('"error"')) errors.add(text.slice(0, 120));
           }
-          return;
-        }
-        if (!counting) return;
-        let n = 1;
-        let idx = -1;
-        while ((idx = buf.indexOf(10, idx + 1)) !== -1) n++;
-        received += n;
-        if (probe) {
-          const t = now();
-          const text = buf.toString('latin1');
-          tsRe.lastIndex = 0;
-          let m: RegExpExecArray | null;
-          while ((m = tsRe.exec(text))) addLat(t - Number(m[1]));
-        }
+        },
+        onFrame(messages, parts) {
+          if (!counting) return;
+          received += messages;
+          if (probe) {
+            const t = now();
+            const text = parts.length === 1 ? parts[0].toString('latin1') : Buffer.concat(parts).toString('latin1');
+            tsRe.lastIndex = 0;
+            let m: RegExpExecArray | null;
+            let stamps = 0;
+            while ((m = tsRe.exec(text))) {
+              addLat(t - Number(m[1]));
+              stamps++;
+            }
+            // Every counted message must be a timestamped publication or a server ping.
+            if (stamps !== messages && stamps + (text.match(PING_LINE)?.length ?? 0) !== messages) badFrames++;
+          }
+        },
+        onError(e) {
+          errors.add(e.message);
+          if (!ready) {
+            failed++;
+            ready = true;
+            resolve();
+          }
+        },
+        onClose() {
+          if (!stopping) closedByServer++;
+        },
       });
-      ws.on('error', (e) => {
-        errors.add(String((e as Error).message));
-        if (!ready) {
-          failed++;
-          ready = true;
-          resolve();
-        }
-      });
-      ws.on('close', () => {
-        if (!stopping) closedByServer++;
-      });
-      sockets.push(ws);
+      sockets.push(client);
     });
 
   // Ramp up in batches: thousands of simultaneous SYNs overflow the listen backlog.
@@ -168,9 +187,12 @@ async function runClients(): Promise<void> {
     if (msg.type === 'start') {
       counting = true;
       windowStart = now();
+      cpu0 = process.cpuUsage();
     } else if (msg.type === 'stop') {
       windowEnd = now();
       counting = false;
+      const cpu = process.cpuUsage(cpu0);
+      cpuMs = (cpu.user + cpu.system) / 1000;
     } else if (msg.type === 'report') {
       const sorted = lat.slice(0, latN).sort();
       const cfSorted = Float64Array.from(cfLat).sort();
@@ -182,6 +204,9 @@ async function runClients(): Promise<void> {
         lat: { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN, n: latN },
         centrifuge: cf ? { received: cfReceived, p50: percentile(cfSorted, 50), p99: percentile(cfSorted, 99) } : undefined,
         closedByServer,
+        badFrames,
+        errors: [...errors].slice(0, 5),
+        cpuMs,
       } satisfies Report);
       cf?.disconnect();
       for (const s of sockets) s.terminate();
@@ -246,6 +271,8 @@ interface PhaseResult {
   published: number;
   expected: number;
   report: Report;
+  /** Server process CPU time during the window, ms. */
+  cpuMs: number;
   memPerConn: Mem;
   extra: string;
 }
@@ -255,6 +282,7 @@ async function drive(publishBook: (ch: string, d: unknown) => void, publishPriva
   let published = 0;
   let expected = 0;
   let seq = 0;
+  const cpu0 = process.cpuUsage();
   const bookTimers = BOOKS.map((ch, b) => {
     let subscribers = 0;
     for (let i = 0; i < BOOK_CLIENTS; i++) if (i % BOOKS.length === b) subscribers++;
@@ -278,7 +306,8 @@ async function drive(publishBook: (ch: string, d: unknown) => void, publishPriva
   await new Promise((r) => setTimeout(r, DURATION_MS));
   for (const t of bookTimers) clearInterval(t);
   clearInterval(privateTimer);
-  return { published, expected };
+  const cpu = process.cpuUsage(cpu0);
+  return { published, expected, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 async function phaseProtocol(): Promise<PhaseResult> {
@@ -296,7 +325,7 @@ async function phaseProtocol(): Promise<PhaseResult> {
   await new Promise((r) => setTimeout(r, 1000));
   const mem1 = memory();
   child.send({ type: 'start' });
-  const { published, expected } = await drive(
+  const { published, expected, cpuMs } = await drive(
     (ch, d) => void rt.publish(ch, d),
     (i, d) => void rt.publish(`bench:order-${i}`, d),
   );
@@ -311,6 +340,7 @@ async function phaseProtocol(): Promise<PhaseResult> {
     published,
     expected,
     report,
+    cpuMs,
     memPerConn: perConn(mem0, mem1, ready.opened),
     extra: extra + (ready.errors.length ? ` errors: ${ready.errors.join('; ')}` : ''),
   };
@@ -342,7 +372,7 @@ async function phaseRaw(): Promise<PhaseResult> {
     for (const ws of set) ws.send(buf, { binary: false });
   };
   child.send({ type: 'start' });
-  const { published, expected } = await drive(broadcast, (i, d) => broadcast(`bench:order-${i}`, d));
+  const { published, expected, cpuMs } = await drive(broadcast, (i, d) => broadcast(`bench:order-${i}`, d));
   child.send({ type: 'stop' });
   const report = await ask<Report>(child, { type: 'report' });
   for (const ws of wss.clients) ws.terminate();
@@ -355,6 +385,7 @@ async function phaseRaw(): Promise<PhaseResult> {
     published,
     expected,
     report,
+    cpuMs,
     memPerConn: perConn(mem0, mem1, ready.opened),
     extra: ready.errors.length ? `errors: ${ready.errors.join('; ')}` : '',
   };
@@ -389,12 +420,15 @@ async function main(): Promise<void> {
     ['publications (target)', `${fmt(p.published)} (${fmt(target)})`, `${fmt(r.published)} (${fmt(target)})`, ''],
     ['delivered msgs/s', fmt(rate(p)), fmt(rate(r)), fmt(rate(p) / rate(r), 2)],
     ['delivered / expected', fmt((100 * p.report.received) / p.expected, 1) + ' %', fmt((100 * r.report.received) / r.expected, 1) + ' %', ''],
+    ['server CPU µs / msg', fmt((1000 * p.cpuMs) / p.report.received, 2), fmt((1000 * r.cpuMs) / r.report.received, 2), ''],
+    ['client CPU µs / msg', fmt((1000 * p.report.cpuMs) / p.report.received, 2), fmt((1000 * r.report.cpuMs) / r.report.received, 2), ''],
     ['latency p50 ms', fmt(p.report.lat.p50, 2), fmt(r.report.lat.p50, 2), fmt(p.report.lat.p50 / r.report.lat.p50, 2)],
     ['latency p99 ms', fmt(p.report.lat.p99, 2), fmt(r.report.lat.p99, 2), fmt(p.report.lat.p99 / r.report.lat.p99, 2)],
     ['latency max ms', fmt(p.report.lat.max, 1), fmt(r.report.lat.max, 1), ''],
     ['server heap / idle conn', fmt(p.memPerConn.heap / 1024, 1) + ' KiB', fmt(r.memPerConn.heap / 1024, 1) + ' KiB', fmt(p.memPerConn.heap / r.memPerConn.heap, 2)],
     ['server rss / idle conn', fmt(p.memPerConn.rss / 1024, 1) + ' KiB', fmt(r.memPerConn.rss / 1024, 1) + ' KiB', fmt(p.memPerConn.rss / r.memPerConn.rss, 2)],
     ['closed by server', fmt(p.report.closedByServer), fmt(r.report.closedByServer), ''],
+    ['probed frames miscounted', fmt(p.report.badFrames), fmt(r.report.badFrames), ''],
   ];
   const widths = [0, 1, 2, 3].map((c) => Math.max(...rows.map((row) => row[c].length)));
   for (const row of rows) console.log(row.map((cell, c) => cell.padEnd(widths[c])).join(' | '));
@@ -403,6 +437,7 @@ async function main(): Promise<void> {
     console.log(`real centrifuge client on ${BOOKS[0]}: ${fmt(c.received)} publications, p50 ${fmt(c.p50, 2)} ms, p99 ${fmt(c.p99, 2)} ms`);
   }
   console.log(p.extra);
+  for (const x of [p, r]) if (x.report.errors.length) console.log(`${x.name} client errors: ${x.report.errors.join('; ')}`);
   console.log('memory: heap after a full GC is the meaningful figure; rss of the 2nd phase reuses pages freed by the 1st.');
   if (r.extra) console.log(r.extra);
   if (p.failed + r.failed > 0) {

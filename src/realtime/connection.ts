@@ -1,7 +1,8 @@
 // One client connection: parses command frames, answers them, and owns the outgoing queue.
-// Messages queued in the same tick are written as one newline-delimited frame.
+// Messages queued until its turn in the server's flush pass leave as one newline-delimited frame.
 import { randomUUID } from 'node:crypto';
-import type { WebSocket, RawData } from 'ws';
+import type { Duplex } from 'node:stream';
+import { WebSocket, type RawData } from 'ws';
 import type { Broker, HistoryPolicy } from './broker.js';
 import { Disconnects, Errors, UnsubscribeCode, type Disconnect, type ProtocolError } from './codes.js';
 import type { Hub } from './hub.js';
@@ -11,12 +12,12 @@ import {
   encodeErrorReply,
   encodeReply,
   encodeUnsubscribePush,
-  joinFrame,
   parseFrame,
   type Command,
   type HistoryRequest,
   type SubscribeRequest,
 } from './protocol.js';
+import type { FrameBuilder } from './frame-builder.js';
 import { resolveStream } from './recovery.js';
 import { ChannelSubscription, type SubscriptionOwner } from './subscription.js';
 import type { Authorize, ClientInfo, HistoryPolicyFor, Logger } from './types.js';
@@ -40,6 +41,7 @@ export interface ConnectionContext {
   historyFor: HistoryPolicyFor;
   logger: Logger;
   counters: { messagesSent: number; framesSent: number; bytesSent: number; slowDisconnects: number };
+  frames: FrameBuilder;
   scheduleFlush(conn: Connection): void;
   closed(conn: Connection): void;
 }
@@ -60,6 +62,8 @@ export class Connection implements SubscriptionOwner {
 
   constructor(
     private readonly ws: WebSocket,
+    /** The upgraded socket under `ws`: queued messages are written to it as ready-made frames. */
+    private readonly socket: Duplex,
     private readonly ctx: ConnectionContext,
     meta: { remoteAddress?: string; userAgent?: string },
   ) {
@@ -84,7 +88,7 @@ export class Connection implements SubscriptionOwner {
 
   enqueue(frame: Buffer): void {
     if (this.isClosed) return;
-    const queued = this.ws.bufferedAmount + this.pendingBytes + frame.length;
+    const queued = this.socket.writableLength + this.pendingBytes + frame.length;
     if (queued > this.ctx.settings.maxQueueBytes) {
       this.ctx.counters.slowDisconnects++;
       this.disconnect(Disconnects.slow);
@@ -103,12 +107,17 @@ export class Connection implements SubscriptionOwner {
   /** Writes everything queued as one frame. Called by the server's flush pass. */
   flush(): void {
     if (this.isClosed || this.pending.length === 0) return;
-    const frame = joinFrame(this.pending);
+    const parts = this.pending;
+    const bytes = this.pendingBytes + parts.length - 1;
     this.pending = [];
     this.pendingBytes = 0;
+    // Not after ws sent its close frame (the client initiated the close handshake).
+    if (this.ws.readyState !== WebSocket.OPEN) return;
     this.ctx.counters.framesSent++;
-    this.ctx.counters.bytesSent += frame.length;
-    this.ws.send(frame, { binary: false });
+    this.ctx.counters.bytesSent += bytes;
+    // A complete frame straight to the socket, next to ws's own writes: ws writes each of its
+    // frames whole and in order (no permessage-deflate here), so frames never interleave.
+    this.socket.write(this.ctx.frames.build(parts));
   }
 
   ping(now: number): void {

@@ -110,16 +110,3 @@ export function encodeDisconnectPush(code: number, reason: string, reconnect: bo
 
 /** The server ping and the client pong are both an empty message. */
 export const PING = Buffer.from('{}');
-
-const NEWLINE = Buffer.from('\n');
-
-/** Joins queued messages into one frame (newline-delimited). */
-export function joinFrame(parts: Buffer[]): Buffer {
-  if (parts.length === 1) return parts[0];
-  const list: Buffer[] = [];
-  for (let i = 0; i < parts.length; i++) {
-    if (i > 0) list.push(NEWLINE);
-    list.push(parts[i]);
-  }
-  return Buffer.concat(list);
-}

@@ -7,6 +7,8 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Broker, HistoryOptions, HistoryResult, StreamPosition } from './broker.js';
 import { Disconnects, DisconnectCode } from './codes.js';
 import { Connection, type ConnectionContext, type ConnectionSettings } from './connection.js';
+import { FlushScheduler } from './flush-scheduler.js';
+import { FrameBuilder } from './frame-builder.js';
 import { Hub } from './hub.js';
 import { InMemoryBroker } from './memory-broker.js';
 import { silentLogger, type Authorize, type HistoryPolicyFor, type Logger, type RealtimeStats } from './types.js';
@@ -37,9 +39,10 @@ export interface RealtimeServerOptions {
   /** Largest client frame accepted, bytes. Default 64 KiB. */
   maxPayloadBytes?: number;
   /**
-   * How long queued messages may wait so more of them leave in one frame (Centrifugo's write delay):
-   * 0 (default) = flush once per event-loop turn. A few ms trades that much latency for far fewer
-   * frames and syscalls when channels publish often.
+   * How long a connection's first queued message waits so more of them leave in one frame
+   * (Centrifugo's write delay). 0 (default): written at once when the server is idle; under load
+   * connections are written in turn and messages queued meanwhile share the frame (adaptive
+   * batching, see FlushScheduler). A delay trades that much latency for fewer frames.
    */
   writeDelayMs?: number;
   /** Version string sent in the connect reply. */
@@ -88,17 +91,8 @@ export function createRealtimeServer(opts: RealtimeServerOptions): RealtimeServe
   const connections = new Set<Connection>();
   const counters = { messagesSent: 0, framesSent: 0, bytesSent: 0, slowDisconnects: 0 };
 
-  // One flush pass per event-loop turn for all connections with queued messages: what was
-  // queued in the same tick leaves as one frame per connection.
-  let dirty: Connection[] = [];
-  let flushScheduled = false;
-  const writeDelayMs = opts.writeDelayMs ?? 0;
-  const flushAll = () => {
-    flushScheduled = false;
-    const list = dirty;
-    dirty = [];
-    for (const c of list) c.flush();
-  };
+  const flusher = new FlushScheduler(opts.writeDelayMs ?? 0);
+  const frames = new FrameBuilder();
 
   const ctx: ConnectionContext = {
     settings,
@@ -108,27 +102,24 @@ export function createRealtimeServer(opts: RealtimeServerOptions): RealtimeServe
     historyFor,
     logger,
     counters,
+    frames,
     scheduleFlush(conn) {
-      dirty.push(conn);
-      if (!flushScheduled) {
-        flushScheduled = true;
-        if (writeDelayMs > 0) setTimeout(flushAll, writeDelayMs);
-        else setImmediate(flushAll);
-      }
+      flusher.add(conn);
     },
     closed(conn) {
       connections.delete(conn);
     },
   };
 
+  // No permessage-deflate: Connection writes ready-made uncompressed frames to the socket.
   const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxPayloadBytes ?? 64 * 1024, perMessageDeflate: false });
-  wss.on('connection', (ws: WebSocket, req: http.IncomingMessage) => {
-    const conn = new Connection(ws, ctx, {
+  const accept = (ws: WebSocket, socket: Duplex, req: http.IncomingMessage) => {
+    const conn = new Connection(ws, socket, ctx, {
       remoteAddress: req.socket.remoteAddress,
       userAgent: req.headers['user-agent'],
     });
     connections.add(conn);
-  });
+  };
 
   const httpServer =
     opts.server ??
@@ -142,7 +133,7 @@ export function createRealtimeServer(opts: RealtimeServerOptions): RealtimeServe
       if (httpServer.listenerCount('upgrade') === 1) socket.destroy();
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, socket, req));
   };
   httpServer.on('upgrade', onUpgrade);
 
@@ -218,6 +209,7 @@ export function createRealtimeServer(opts: RealtimeServerOptions): RealtimeServe
         // Give close handshakes a moment, then cut what's left.
         if (all.length > 0) await new Promise((r) => setTimeout(r, 200));
         for (const client of wss.clients) client.terminate();
+        flusher.stop();
         await new Promise<void>((r) => wss.close(() => r()));
         if (!opts.server && httpServer.listening) {
           await new Promise<void>((r) => httpServer.close(() => r()));

@@ -92,3 +92,27 @@ test('write delay: publications queued within writeDelayMs leave in one frame, i
   c.disconnect();
   await rt.close();
 });
+
+test('adaptive batching: publications queued while other connections are written share their frame, in order', async () => {
+  const { rt, url } = await startServer();
+  const clients = Array.from({ length: 400 }, () => new RawClient(url));
+  await waitFor(() => clients.every((c) => c.reply(1) !== undefined), 10_000, 'connected');
+  for (const c of clients) c.send({ id: 2, subscribe: { channel: PUBLIC } });
+  await waitFor(() => clients.every((c) => c.reply(2) !== undefined), 10_000, 'subscribed');
+  await sleep(20);
+  const frames0 = rt.stats.framesSent;
+  const before = clients.map((c) => c.frames.length);
+  rt.publish(PUBLIC, { i: 0 });
+  // Runs after the first slice of the write pass: the second publication finds the connections
+  // not yet written still holding the first one.
+  setImmediate(() => rt.publish(PUBLIC, { i: 1 }));
+  const pubs = (c: RawClient) =>
+    c.messages.filter((m) => m.push !== undefined).map((m) => ((m.push as { pub: { data: { i: number } } }).pub.data.i));
+  await waitFor(() => clients.every((c) => pubs(c).length === 2), 10_000, 'both publications everywhere');
+  for (const c of clients) assert.deepEqual(pubs(c), [0, 1]);
+  const shared = clients.filter((c, k) => c.frames.length - before[k] === 1).length;
+  assert.ok(shared > 0 && shared < clients.length, `${shared} clients got both in one frame`);
+  assert.equal(rt.stats.framesSent - frames0, 2 * clients.length - shared);
+  for (const c of clients) c.ws.close();
+  await rt.close();
+});
