@@ -181,7 +181,7 @@ export class Engine implements ExchangeEngine {
       case 'tpsl.cancel': reply = this.cancelTpSl(cmd.userId, cmd.instrument, cmd.id); break;
       default: reply = fail(400, 'UNKNOWN_COMMAND', `Unknown command ${(cmd as { kind: string }).kind}`);
     }
-    if (this.riskCandidates.size > 0) this.liquidator.sweep(this.riskCandidates);
+    if (this.riskCandidates.size > 0 || this.liquidator.deficitsPayable) this.liquidator.sweep(this.riskCandidates);
     const withOrders = reply.ok && (reply.order !== undefined || reply.orders !== undefined);
     this.flushTouched(withOrders);
     return { reply: withOrders ? this.replyWithViews(reply) : (reply as Reply), events: this.events };

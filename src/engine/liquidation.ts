@@ -14,7 +14,8 @@
  *    of group `adl` (no fee) on both sides;
  * 4. a remaining negative equity (a loss beyond the collateral) is paid by the reserve fund, as far as the
  *    fund goes (also for an account whose own closing trade lost more than its collateral). With the fund
- *    empty such a deficit stays on the account's balance (bad debt, visible in the ledger).
+ *    empty such a deficit stays on the account's balance (bad debt, visible in the ledger) until the fund
+ *    has money again (liquidation fees, funding residue): the first command after that pays it.
  * Money moves only between balances and the reserve fund, so conservation holds at every step.
  */
 import { notional, SCALE_N, type Money, type Units } from '../domain/fixed.js';
@@ -43,16 +44,43 @@ const MAX_ROUNDS = 10_000;
 export const LIQUIDATION_REASON = 'Liquidation';
 
 export class Liquidator {
-  constructor(private readonly host: LiquidationHost) {}
+  /**
+   * Accounts without positions left below zero because the reserve fund was empty (bad debt), paid as soon
+   * as the fund has money again (liquidation fees, funding residue). Derived from the state, not part of it.
+   */
+  private readonly inDeficit = new Set<Account>();
 
-  /** Checks (and empties) `candidates`; accounts touched by liquidation fills are re-added and checked too. */
+  constructor(private readonly host: LiquidationHost) {
+    for (const acc of host.s.accounts.values()) {
+      const risk = accountRisk(acc, host.s.markets);
+      if (risk.equity < 0n && !risk.hasPositions) this.inDeficit.add(acc);
+    }
+  }
+
+  /** Bad debt is waiting for the reserve fund, which has money: the next sweep pays it. */
+  get deficitsPayable(): boolean {
+    return this.inDeficit.size > 0 && this.host.s.totals.reserveFund > 0n;
+  }
+
+  /**
+   * Checks (and empties) `candidates`; accounts touched by liquidation fills are re-added and checked too.
+   * Then bad debt left from earlier commands is paid from the reserve fund, as far as it goes.
+   */
   sweep(candidates: Set<Account>): void {
+    this.checkCandidates(candidates);
+    if (this.deficitsPayable) {
+      for (const acc of [...this.inDeficit].sort((a, b) => a.userId - b.userId)) this.coverDeficit(acc);
+    }
+  }
+
+  private checkCandidates(candidates: Set<Account>): void {
     const s = this.host.s;
     for (let round = 0; candidates.size > 0 && round < MAX_ROUNDS; round++) {
       const list = [...candidates].sort((a, b) => a.userId - b.userId);
       candidates.clear();
       for (const acc of list) {
         const risk = accountRisk(acc, s.markets);
+        if (!risk.hasPositions && risk.equity >= 0n) this.inDeficit.delete(acc);
         if (!risk.hasPositions && risk.equity < 0n) {
           // A loss beyond the collateral realized by the account's own closing trade.
           this.coverDeficit(acc);
@@ -125,12 +153,20 @@ export class Liquidator {
     }
   }
 
-  /** Negative equity left after a position is closed: the reserve fund pays what it can. */
+  /** Negative equity left after a position is closed: the reserve fund pays what it can; the rest waits (inDeficit). */
   private coverDeficit(acc: Account): void {
     const s = this.host.s;
-    const { equity } = accountRisk(acc, s.markets);
-    if (equity >= 0n || s.totals.reserveFund <= 0n) return;
-    const need = -equity;
-    this.host.coverFromReserve(acc, need < s.totals.reserveFund ? need : s.totals.reserveFund);
+    const { equity, hasPositions } = accountRisk(acc, s.markets);
+    if (equity < 0n && s.totals.reserveFund > 0n) {
+      const need = -equity;
+      const paid = need < s.totals.reserveFund ? need : s.totals.reserveFund;
+      this.host.coverFromReserve(acc, paid);
+      if (paid === need) {
+        this.inDeficit.delete(acc);
+        return;
+      }
+    }
+    if (equity < 0n && !hasPositions) this.inDeficit.add(acc);
+    else this.inDeficit.delete(acc);
   }
 }
