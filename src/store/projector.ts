@@ -14,10 +14,15 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { EngineEvent } from '../engine/records.js';
+import { CompiledQuery } from 'kysely';
 import { insertRows, insertSql, type ConflictAction } from './bulk-write.js';
 import {
   fillRow, fundingRow, orderFeeRow, orderRow, toMoney, toNum, tpslRow, tradeRow, transferRow,
 } from './codec.js';
+import {
+  assignFillOrdinals, FILL_ORDINAL_SCOPES, fillOrdinalReads, lastOfPartitionSql, lastOfPartitionsPgSql, renumberSql,
+  type OrdinalScope, type PartitionLast,
+} from './fill-ordinals.js';
 import { applyPositionEvent, closeTypeOfGroup, type Lifetime, type PositionTrack } from './position-lifetime.js';
 import type { PositionHistoryTable, PositionLastTable, StoreDatabase } from './schema.js';
 import type { CloseType, StoreDialectKind } from './types.js';
@@ -146,12 +151,38 @@ export class Projector {
 
   private async write(trx: Transaction<StoreDatabase>, w: PendingWrites): Promise<number> {
     const db = trx as unknown as Kysely<any>;
+    const renumber = await this.rankFills(db, w.fills);
     let rows = 0;
     for (const t of tableWrites(w)) {
-      await insertRows(db, this.kind, t.table, t.rows, t.conflict);
+      const written = await insertRows(db, this.kind, t.table, t.rows, t.conflict);
+      // A fill not inserted (already there) left a gap in the ranks handed out: renumber its users.
+      if (t.table === 'fills' && written < t.rows.length) for (const f of t.rows) renumber.add(toNum(f.user_id as number));
       rows += t.rows.length;
     }
+    for (const userId of renumber) await db.executeQuery(CompiledQuery.raw(renumberSql(this.kind, true), [userId]));
     return rows;
+  }
+
+  /** Assigns the fills' ordinals (fill-ordinals.ts); returns the users to renumber after the insert. */
+  private async rankFills(db: Kysely<any>, fills: Row[]): Promise<Set<number>> {
+    const reads = fillOrdinalReads(fills);
+    const answers: Array<PartitionLast | undefined> = new Array(reads.length);
+    if (this.kind === 'postgres') {
+      // One round trip per scope: partitions as parallel arrays.
+      for (const scope of FILL_ORDINAL_SCOPES) {
+        const idx = reads.flatMap((r, i) => (r.scope === scope ? [i] : []));
+        if (idx.length === 0) continue;
+        const arrays = scope.partition.map((_, j) => idx.map((i) => reads[i]!.values[j]));
+        const { rows } = await db.executeQuery<PartitionLast>(CompiledQuery.raw(lastOfPartitionsPgSql(scope), arrays));
+        idx.forEach((i, k) => { answers[i] = rows[k]; });
+      }
+    } else {
+      for (let i = 0; i < reads.length; i++) {
+        const { rows } = await db.executeQuery<PartitionLast>(CompiledQuery.raw(lastOfPartitionSql(reads[i]!.scope), reads[i]!.values));
+        answers[i] = rows[0];
+      }
+    }
+    return assignFillOrdinals(fills, reads, answers);
   }
 }
 
@@ -167,6 +198,8 @@ class SqliteProjectionWriter {
   private readonly selectPositionLast: BetterSqlite3.Statement;
   private readonly selectOpenLifetime: BetterSqlite3.Statement;
   private readonly selectOrderGroup: BetterSqlite3.Statement;
+  private readonly selectLastFill = new Map<OrdinalScope, BetterSqlite3.Statement>();
+  private readonly renumberFills: BetterSqlite3.Statement;
   private readonly run: (batches: readonly EventBatch[]) => ProjectResult;
 
   constructor(private readonly db: BetterSqlite3.Database) {
@@ -175,6 +208,8 @@ class SqliteProjectionWriter {
     this.selectPositionLast = db.prepare('select * from position_last where user_id = ? and instrument = ?');
     this.selectOpenLifetime = db.prepare('select * from position_history where user_id = ? and instrument = ? and close_at is null');
     this.selectOrderGroup = db.prepare('select order_group from orders where user_id = ? and id = ?');
+    for (const scope of FILL_ORDINAL_SCOPES) this.selectLastFill.set(scope, db.prepare(lastOfPartitionSql(scope)));
+    this.renumberFills = db.prepare(renumberSql('sqlite', true));
     // IMMEDIATE: take the write lock up front, as the async path's first write would.
     this.run = db.transaction((batches: readonly EventBatch[]) => this.projectInTransaction(batches)).immediate;
   }
@@ -205,18 +240,23 @@ class SqliteProjectionWriter {
       applied++;
     }
     if (applied === 0) return { applied, skipped, rows: 0, lastSeq: last };
+    const reads = fillOrdinalReads(pending.fills);
+    const renumber = assignFillOrdinals(pending.fills, reads, reads.map((r) => this.selectLastFill.get(r.scope)!.get(r.values) as PartitionLast | undefined));
     let rows = 0;
     for (const t of tableWrites(pending)) {
       if (t.rows.length === 0) continue;
       const columns = Object.keys(t.rows[0]!);
       const stmt = this.upsert(t.table, columns, t.conflict);
       const params: unknown[] = new Array(columns.length);
+      const fills = t.table === 'fills';
       for (const row of t.rows) {
         for (let i = 0; i < columns.length; i++) params[i] = row[columns[i]!] ?? null;
-        stmt.run(params);
+        // A fill not inserted (already there) left a gap in the ranks handed out: renumber its user.
+        if (stmt.run(params).changes === 0 && fills) renumber.add(toNum(row.user_id as number));
       }
       rows += t.rows.length;
     }
+    for (const userId of renumber) this.renumberFills.run(userId);
     this.updateLastSeq.run(last);
     return { applied, skipped, rows, lastSeq: last };
   }

@@ -10,7 +10,7 @@ import {
   fillView, fundingView, orderKeyOf, orderView, positionHistoryView, toNum, tpslView, tradeView, transferView,
 } from './codec.js';
 import { groupStatusCondition, STOP_TYPES } from './order-status-groups.js';
-import { windowedFillCount } from './fill-hour-counts.js';
+import { windowedFillCount } from './fill-ordinals.js';
 import { HistoryCounts, type CreatedWindow } from './history-counts.js';
 import { clampLimit, keysetPage, scanCounter, toEpochMs, type KeysetSpec } from './paging.js';
 import type {
@@ -149,15 +149,14 @@ export class StoreQueries {
     const window = createdWindow(f);
     let q = whereIn(this.from('fills', userId), 'instrument', instruments);
     q = whereTime(q, 'created_at', window.after, window.before);
-    const counters = whereIn(this.counts.countersOf('fill_counts', userId), 'instrument', instruments);
-    const cacheKey = JSON.stringify(['fills', userId, sorted(instruments), window.after ?? null, window.before ?? null]);
+    const scan = scanCounter(q);
     return keysetPage<Selectable<FillsTable>, FillView>(
       q,
       appendOnlySpec('created_at', (r) => r.created_at),
       f,
       fillView,
-      // A new window cannot reuse a cached count: whole hours come from fill_hour_counts, only the edges are scanned.
-      (carried) => this.counts.count(cacheKey, counters, window, true, carried, () => windowedFillCount(this.db, userId, instruments, window.after, window.before)),
+      // Any window, from the fills' ordinals (fill-ordinals.ts): a few index seeks, never a scan of the window.
+      async () => ({ count: (await windowedFillCount(this.db, userId, instruments, window.after, window.before)) ?? await scan() }),
     );
   }
 
