@@ -20,9 +20,9 @@ import {
   fillRow, fundingRow, orderFeeRow, orderRow, toMoney, toNum, tpslRow, tradeRow, transferRow,
 } from './codec.js';
 import {
-  assignFillOrdinals, FILL_ORDINAL_SCOPES, fillOrdinalReads, lastOfPartitionSql, lastOfPartitionsPgSql, renumberSql,
-  type OrdinalScope, type PartitionLast,
-} from './fill-ordinals.js';
+  assignOrdinals, FILL_ORDINALS, FUNDING_ORDINALS, lastOfPartitionSql, lastOfPartitionsPgSql, ordinalReads, renumberSql,
+  type OrdinalScope, type OrdinalTable, type PartitionLast,
+} from './row-ordinals.js';
 import { applyPositionEvent, closeTypeOfGroup, type Lifetime, type PositionTrack } from './position-lifetime.js';
 import type { PositionHistoryTable, PositionLastTable, StoreDatabase } from './schema.js';
 import type { CloseType, StoreDialectKind } from './types.js';
@@ -151,38 +151,40 @@ export class Projector {
 
   private async write(trx: Transaction<StoreDatabase>, w: PendingWrites): Promise<number> {
     const db = trx as unknown as Kysely<any>;
-    const renumber = await this.rankFills(db, w.fills);
     let rows = 0;
     for (const t of tableWrites(w)) {
+      const renumber = t.ordinals ? await this.rank(db, t.ordinals, t.rows) : undefined;
       const written = await insertRows(db, this.kind, t.table, t.rows, t.conflict);
-      // A fill not inserted (already there) left a gap in the ranks handed out: renumber its users.
-      if (t.table === 'fills' && written < t.rows.length) for (const f of t.rows) renumber.add(toNum(f.user_id as number));
+      if (t.ordinals && renumber) {
+        // A row not inserted (already there) left a gap in the ranks handed out: renumber its users.
+        if (written < t.rows.length) for (const r of t.rows) renumber.add(toNum(r.user_id as number));
+        for (const userId of renumber) await db.executeQuery(CompiledQuery.raw(renumberSql(this.kind, t.ordinals, true), [userId]));
+      }
       rows += t.rows.length;
     }
-    for (const userId of renumber) await db.executeQuery(CompiledQuery.raw(renumberSql(this.kind, true), [userId]));
     return rows;
   }
 
-  /** Assigns the fills' ordinals (fill-ordinals.ts); returns the users to renumber after the insert. */
-  private async rankFills(db: Kysely<any>, fills: Row[]): Promise<Set<number>> {
-    const reads = fillOrdinalReads(fills);
+  /** Assigns the rows' ordinals (row-ordinals.ts); returns the users to renumber after the insert. */
+  private async rank(db: Kysely<any>, t: OrdinalTable, rows: Row[]): Promise<Set<number>> {
+    const reads = ordinalReads(t, rows);
     const answers: Array<PartitionLast | undefined> = new Array(reads.length);
     if (this.kind === 'postgres') {
-      // One round trip per scope: partitions as parallel arrays.
-      for (const scope of FILL_ORDINAL_SCOPES) {
+      // One round trip per scope: the partitions as parallel arrays.
+      for (const scope of t.scopes) {
         const idx = reads.flatMap((r, i) => (r.scope === scope ? [i] : []));
         if (idx.length === 0) continue;
         const arrays = scope.partition.map((_, j) => idx.map((i) => reads[i]!.values[j]));
-        const { rows } = await db.executeQuery<PartitionLast>(CompiledQuery.raw(lastOfPartitionsPgSql(scope), arrays));
-        idx.forEach((i, k) => { answers[i] = rows[k]; });
+        const found = await db.executeQuery<PartitionLast>(CompiledQuery.raw(lastOfPartitionsPgSql(t, scope), arrays));
+        idx.forEach((i, k) => { answers[i] = found.rows[k]; });
       }
     } else {
       for (let i = 0; i < reads.length; i++) {
-        const { rows } = await db.executeQuery<PartitionLast>(CompiledQuery.raw(lastOfPartitionSql(reads[i]!.scope), reads[i]!.values));
-        answers[i] = rows[0];
+        const found = await db.executeQuery<PartitionLast>(CompiledQuery.raw(lastOfPartitionSql(t, reads[i]!.scope), reads[i]!.values));
+        answers[i] = found.rows[0];
       }
     }
-    return assignFillOrdinals(fills, reads, answers);
+    return assignOrdinals(t, rows, reads, answers);
   }
 }
 
@@ -198,8 +200,8 @@ class SqliteProjectionWriter {
   private readonly selectPositionLast: BetterSqlite3.Statement;
   private readonly selectOpenLifetime: BetterSqlite3.Statement;
   private readonly selectOrderGroup: BetterSqlite3.Statement;
-  private readonly selectLastFill = new Map<OrdinalScope, BetterSqlite3.Statement>();
-  private readonly renumberFills: BetterSqlite3.Statement;
+  private readonly selectLastRow = new Map<OrdinalScope, BetterSqlite3.Statement>();
+  private readonly renumberUser = new Map<OrdinalTable, BetterSqlite3.Statement>();
   private readonly run: (batches: readonly EventBatch[]) => ProjectResult;
 
   constructor(private readonly db: BetterSqlite3.Database) {
@@ -208,8 +210,10 @@ class SqliteProjectionWriter {
     this.selectPositionLast = db.prepare('select * from position_last where user_id = ? and instrument = ?');
     this.selectOpenLifetime = db.prepare('select * from position_history where user_id = ? and instrument = ? and close_at is null');
     this.selectOrderGroup = db.prepare('select order_group from orders where user_id = ? and id = ?');
-    for (const scope of FILL_ORDINAL_SCOPES) this.selectLastFill.set(scope, db.prepare(lastOfPartitionSql(scope)));
-    this.renumberFills = db.prepare(renumberSql('sqlite', true));
+    for (const t of [FILL_ORDINALS, FUNDING_ORDINALS]) {
+      for (const scope of t.scopes) this.selectLastRow.set(scope, db.prepare(lastOfPartitionSql(t, scope)));
+      this.renumberUser.set(t, db.prepare(renumberSql('sqlite', t, true)));
+    }
     // IMMEDIATE: take the write lock up front, as the async path's first write would.
     this.run = db.transaction((batches: readonly EventBatch[]) => this.projectInTransaction(batches)).immediate;
   }
@@ -240,23 +244,25 @@ class SqliteProjectionWriter {
       applied++;
     }
     if (applied === 0) return { applied, skipped, rows: 0, lastSeq: last };
-    const reads = fillOrdinalReads(pending.fills);
-    const renumber = assignFillOrdinals(pending.fills, reads, reads.map((r) => this.selectLastFill.get(r.scope)!.get(r.values) as PartitionLast | undefined));
     let rows = 0;
     for (const t of tableWrites(pending)) {
       if (t.rows.length === 0) continue;
+      let renumber: Set<number> | undefined;
+      if (t.ordinals) {
+        const reads = ordinalReads(t.ordinals, t.rows);
+        renumber = assignOrdinals(t.ordinals, t.rows, reads, reads.map((r) => this.selectLastRow.get(r.scope)!.get(r.values) as PartitionLast | undefined));
+      }
       const columns = Object.keys(t.rows[0]!);
       const stmt = this.upsert(t.table, columns, t.conflict);
       const params: unknown[] = new Array(columns.length);
-      const fills = t.table === 'fills';
       for (const row of t.rows) {
         for (let i = 0; i < columns.length; i++) params[i] = row[columns[i]!] ?? null;
-        // A fill not inserted (already there) left a gap in the ranks handed out: renumber its user.
-        if (stmt.run(params).changes === 0 && fills) renumber.add(toNum(row.user_id as number));
+        // A row not inserted (already there) left a gap in the ranks handed out: renumber its user.
+        if (stmt.run(params).changes === 0 && renumber) renumber.add(toNum(row.user_id as number));
       }
+      if (renumber) for (const userId of renumber) this.renumberUser.get(t.ordinals!)!.run(userId);
       rows += t.rows.length;
     }
-    for (const userId of renumber) this.renumberFills.run(userId);
     this.updateLastSeq.run(last);
     return { applied, skipped, rows, lastSeq: last };
   }
@@ -344,7 +350,7 @@ function* foldBatch(w: PendingWrites, batch: EventBatch): Generator<FoldRead, vo
 }
 
 /** Every table write of one project() call, in a fixed order, with its conflict rule. */
-function tableWrites(w: PendingWrites): Array<{ table: string; rows: Row[]; conflict: ConflictAction }> {
+function tableWrites(w: PendingWrites): Array<{ table: string; rows: Row[]; conflict: ConflictAction; ordinals?: OrdinalTable }> {
   const positionLast = [...w.tracks.entries()]
     .filter(([, t]) => t.last !== null)
     .map(([k, t]) => {
@@ -364,9 +370,9 @@ function tableWrites(w: PendingWrites): Array<{ table: string; rows: Row[]; conf
     });
   return [
     { table: 'orders', rows: [...w.orders.values()], conflict: { keys: ['user_id', 'id'], update: 'all' } },
-    { table: 'fills', rows: w.fills, conflict: { keys: ['execution_id', 'order_id'], update: 'none' } },
+    { table: 'fills', rows: w.fills, conflict: { keys: ['execution_id', 'order_id'], update: 'none' }, ordinals: FILL_ORDINALS },
     { table: 'trades', rows: w.trades, conflict: { keys: ['execution_id'], update: 'none' } },
-    { table: 'funding_changes', rows: w.funding, conflict: { keys: ['seq', 'ev'], update: 'none' } },
+    { table: 'funding_changes', rows: w.funding, conflict: { keys: ['seq', 'ev'], update: 'none' }, ordinals: FUNDING_ORDINALS },
     { table: 'order_fees', rows: w.orderFees, conflict: { keys: ['id'], update: 'none' } },
     { table: 'transfers', rows: [...w.transfers.values()], conflict: { keys: ['id'], update: 'all' } },
     { table: 'tpsl', rows: [...w.tpsl.values()], conflict: { keys: ['user_id', 'id'], update: 'all' } },

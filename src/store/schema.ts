@@ -59,7 +59,7 @@ export interface FillsTable {
   created_at: Int;
   seq: Int;
   ev: Int;
-  /** Rank among the user's fills in (created_at, seq, ev) order, from 1 (fill-ordinals.ts). */
+  /** Rank among the user's fills in (created_at, seq, ev) order, from 1 (row-ordinals.ts). */
   user_seq: NullableInt;
   /** Rank among the user's fills on this instrument. */
   user_inst_seq: NullableInt;
@@ -85,6 +85,8 @@ export interface FundingChangesTable {
   balance: Int;
   reason: string;
   updated_at: Int;
+  /** Rank among the user's movements in (updated_at, seq, ev) order, from 1 (row-ordinals.ts). */
+  user_seq: NullableInt;
 }
 
 export interface OrderFeesTable {

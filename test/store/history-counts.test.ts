@@ -14,7 +14,7 @@ import type { FillView, OrderView } from '../../src/engine/records.js';
 import type { FillFilter, OrderFilter, Page, ReadStore } from '../../src/store/index.js';
 import type { EventBatch } from '../../src/store/projector.js';
 import { DIALECTS, type TestStore } from './dialects.js';
-import { assertFillRanksMatchRows } from './fill-ranks.js';
+import { assertOrdinalsMatchRows } from './ordinal-ranks.js';
 import { generateHistory, INSTRUMENTS, T0, type History } from './history-fixture.js';
 import { mulberry32 } from '../../src/simulation/seeded-random.js';
 import { refFills, refOrders } from './reference-queries.js';
@@ -32,7 +32,7 @@ async function assertCountersMatchRows(store: ReadStore, label: string): Promise
       case when triggered_at is null then 0 else 1 end as triggered, count(*) as n
     from orders group by user_id, instrument, status, side, type, order_group, case when triggered_at is null then 0 else 1 end`.execute(db);
   assert.deepEqual(norm(orderCounts.rows), norm(orderRows.rows), `order counters (${label})`);
-  await assertFillRanksMatchRows(store, label);
+  await assertOrdinalsMatchRows(store, label);
   // min/max of order combinations only widen: they bound every row of the combination.
   const outside = await sql<{ n: unknown }>`
     select count(*) as n from orders o join order_counts c on c.user_id = o.user_id and c.instrument = o.instrument

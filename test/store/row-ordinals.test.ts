@@ -1,9 +1,9 @@
 /**
- * Per-fill ordinals (fill-ordinals.ts) and the exact window counts of GET /api/fill they give, on SQLite
- * and PostgreSQL: ranks equal row_number() after every projected chunk (the journal replay of a rebuild),
- * for fills projected out of time order or twice, and for fills already there when the migration runs;
- * counts equal a count(*) of the rows for windows whose bounds fall on fill times, between and on ties,
- * with and without instrument filters.
+ * Per-row ordinals (row-ordinals.ts) of fills and collateral movements, and the exact window counts of
+ * GET /api/fill and GET /api/user/funding-transfer they give, on SQLite and PostgreSQL: ranks equal
+ * row_number() after every projected chunk (the journal replay of a rebuild), for rows projected out of
+ * time order or twice, and for rows already there when the migration runs; counts equal a count(*) of the
+ * rows for windows whose bounds fall on row times, between and on ties, with and without instrument filters.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,16 +13,16 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
-import type { FillView } from '../../src/engine/records.js';
+import type { EngineEvent, FillView } from '../../src/engine/records.js';
 import { insertRows } from '../../src/store/bulk-write.js';
-import { fillRow } from '../../src/store/codec.js';
-import { windowedFillCount } from '../../src/store/fill-ordinals.js';
+import { fillRow, fundingRow } from '../../src/store/codec.js';
+import { FILL_ORDINALS, fillPartitions, FUNDING_ORDINALS, FUNDING_PARTITIONS, windowedCount } from '../../src/store/row-ordinals.js';
 import { openReadStore, type ReadStore, type StoreConfig } from '../../src/store/index.js';
 import { storeMigrations } from '../../src/store/migrations.js';
 import type { EventBatch } from '../../src/store/projector.js';
 import { mulberry32 } from '../../src/simulation/seeded-random.js';
 import { createPostgresTestDatabase, DIALECTS, type TestStore } from './dialects.js';
-import { assertFillRanksMatchRows } from './fill-ranks.js';
+import { assertOrdinalsMatchRows } from './ordinal-ranks.js';
 import { generateHistory, INSTRUMENTS, type History } from './history-fixture.js';
 
 const USER = 2;
@@ -36,13 +36,24 @@ async function countRows(store: ReadStore, instruments: string[] | undefined, a:
   return Number((await q.executeTakeFirstOrThrow()).n);
 }
 
+/** count(*) of the user's collateral movements in [a, b): the oracle. */
+async function countFunding(store: ReadStore, a: number | undefined, b: number | undefined): Promise<number> {
+  let q = store.db.selectFrom('funding_changes').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', USER);
+  if (a !== undefined) q = q.where('updated_at', '>=', a);
+  if (b !== undefined) q = q.where('updated_at', '<', b);
+  return Number((await q.executeTakeFirstOrThrow()).n);
+}
+
 /** A batch of several fills of USER at one time (ties on created_at and seq; ev orders them). */
 function tiedFills(seq: number, ts: number, tag: string, instruments: string[]): EventBatch {
   const fill = (i: number, instrument: string): FillView => ({
     executionId: `${tag}-${i}`, userId: USER, orderId: `00073:${tag.padStart(26, '0')}`, instrument, side: 'BUY', role: 'TAKER',
     quantity: 1_000_000, price: 10_000_000_000, fee: 100n, realizedPnL: 0n, createdAt: ts,
   });
-  return { seq, ts, events: instruments.map((instrument, i) => ({ type: 'fill' as const, fill: fill(i, instrument) })) };
+  const events: EngineEvent[] = instruments.map((instrument, i) => ({ type: 'fill' as const, fill: fill(i, instrument) }));
+  // Each fill moves collateral (its fee), as in the engine.
+  events.push(...instruments.map((): EngineEvent => ({ type: 'funding', funding: { userId: USER, coin: 'usdt', quantity: -100n, balance: 0n, reason: 'fee', updatedAt: ts } })));
+  return { seq, ts, events };
 }
 
 async function projectInChunks(store: ReadStore, batches: readonly EventBatch[], sizes: readonly number[], check?: (label: string) => Promise<void>) {
@@ -98,9 +109,9 @@ for (const dialect of DIALECTS) {
       const own = await dialect.open();
       try {
         const h = generateHistory({ seed: 22, orders: 600 });
-        await projectInChunks(own.store, h.batches, [1, 40, 2, 250], (label) => assertFillRanksMatchRows(own.store, label));
+        await projectInChunks(own.store, h.batches, [1, 40, 2, 250], (label) => assertOrdinalsMatchRows(own.store, label));
         await own.store.projector.project(h.batches.slice(0, 200)); // already applied: skipped
-        await assertFillRanksMatchRows(own.store, 'after replaying');
+        await assertOrdinalsMatchRows(own.store, 'after replaying');
         // A rebuild (the same journal projected in other chunks) gives every fill the same ranks.
         const rebuilt = await dialect.open();
         try {
@@ -117,7 +128,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('the history has ties on created_at across batches and within one', { skip: !available }, async () => {
-      await assertFillRanksMatchRows(store, 'projected history');
+      await assertOrdinalsMatchRows(store, 'projected history');
       const ties = fillTimes.filter((t, i) => i > 0 && fillTimes[i - 1] === t).length;
       assert.ok(ties > 10, `ties: ${ties}`);
     });
@@ -148,7 +159,7 @@ for (const dialect of DIALECTS) {
         const want = await countRows(store, instruments, a, b);
         if (want > 0) nonEmpty++;
         const label = `instruments ${instruments?.join(',') ?? 'all'}, [${a}, ${b})`;
-        assert.equal(await windowedFillCount(store.db, USER, instruments, a, b), want, label);
+        assert.equal(await windowedCount(store.db, FILL_ORDINALS, USER, fillPartitions(instruments), a, b), want, label);
         const page = await store.queries.listFills(USER, { instrument: instruments, after: a, before: b, limit: 5 });
         assert.equal(page.count, want, `page count, ${label}`);
       }
@@ -157,7 +168,28 @@ for (const dialect of DIALECTS) {
       assert.equal(await countRows(store, ['BTCUSDT'], hi - 6, hi - 5), 4, 'the tied batches: 4 BTCUSDT fills at one time');
     });
 
-    it('a fill projected out of time order, or twice, is ranked by renumbering its user', { skip: !available }, async () => {
+    it('collateral movement counts equal count(*) for windows on, between and around their times', { skip: !available }, async () => {
+      const times = (await sql<{ t: unknown }>`select updated_at as t from funding_changes where user_id = ${USER} order by updated_at`.execute(store.db)).rows.map((x) => Number(x.t));
+      assert.ok(times.filter((t, i) => i > 0 && times[i - 1] === t).length > 10, 'ties on updated_at');
+      const r = mulberry32(6);
+      const bound = (): number | undefined => {
+        const x = r();
+        if (x < 0.08) return undefined;
+        const t = times[Math.floor(r() * times.length)]!;
+        return x < 0.7 ? t : t + (r() < 0.5 ? 1 : -1);
+      };
+      let nonEmpty = 0;
+      for (let i = 0; i < 200; i++) {
+        const [a, b] = [bound(), bound()];
+        const want = await countFunding(store, a, b);
+        if (want > 0) nonEmpty++;
+        assert.equal(await windowedCount(store.db, FUNDING_ORDINALS, USER, FUNDING_PARTITIONS, a, b), want, `[${a}, ${b})`);
+        assert.equal((await store.queries.listFundingChanges(USER, { after: a, before: b, limit: 3 })).count, want, `page, [${a}, ${b})`);
+      }
+      assert.ok(nonEmpty > 80, `windows that select movements: ${nonEmpty}`);
+    });
+
+    it('a row projected out of time order, or twice, is ranked by renumbering its user', { skip: !available }, async () => {
       const own = await dialect.open();
       try {
         const h = generateHistory({ seed: 23, orders: 300 });
@@ -167,25 +199,29 @@ for (const dialect of DIALECTS) {
         const middle = h.batches[Math.floor(h.batches.length / 2)]!.ts;
         // A later batch whose fill is stamped in the middle of the history (never so from the sequencer).
         const early = tiedFills(++seq, ts0 + 1, 'early', ['ETHUSDT', 'BTCUSDT']);
-        for (const e of early.events) if (e.type === 'fill') e.fill.createdAt = middle;
+        for (const e of early.events) {
+          if (e.type === 'fill') e.fill.createdAt = middle;
+          if (e.type === 'funding') e.funding.updatedAt = middle;
+        }
         await own.store.projector.project([early]);
-        await assertFillRanksMatchRows(own.store, 'after an out-of-order fill');
+        await assertOrdinalsMatchRows(own.store, 'after an out-of-order fill');
         // A fill already there (same execution and order) next to a new one in a later batch.
         const again = tiedFills(++seq, ts0 + 2, 'early', ['ETHUSDT']);
         const fresh = tiedFills(++seq, ts0 + 3, 'fresh', ['ETHUSDT', 'SOLUSDT']);
         await own.store.projector.project([again, fresh]);
-        await assertFillRanksMatchRows(own.store, 'after a fill projected twice');
+        await assertOrdinalsMatchRows(own.store, 'after a fill projected twice');
         for (const [instruments, a, b] of [[undefined, middle, undefined], [['ETHUSDT'], middle, ts0 + 4], [['ETHUSDT'], undefined, middle + 1]] as const) {
           const store = own.store;
           const want = await countRows(store, instruments as string[] | undefined, a, b);
           assert.equal((await store.queries.listFills(USER, { instrument: instruments as string[] | undefined, after: a, before: b })).count, want);
+          assert.equal((await store.queries.listFundingChanges(USER, { after: a, before: b })).count, await countFunding(store, a, b));
         }
       } finally {
         await own.dispose();
       }
     });
 
-    it('the migration ranks fills written before it, and drops the fill counters it replaces', { skip: !available }, async () => {
+    it('the migration ranks rows written before it, and drops the fill counters it replaces', { skip: !available }, async () => {
       const kind = dialect.name;
       const old = await openBeforeOrdinals(kind);
       let migrated: ReadStore | undefined;
@@ -202,9 +238,11 @@ for (const dialect of DIALECTS) {
           [rows[i], rows[j]] = [rows[j]!, rows[i]!];
         }
         await insertRows(old.db, kind, 'fills', rows, { keys: ['execution_id', 'order_id'], update: 'none' });
+        const funding = h.ref.funding.map((f) => fundingRow(f, f.seq, f.ev)).reverse();
+        await insertRows(old.db, kind, 'funding_changes', funding, { keys: ['seq', 'ev'], update: 'none' });
         await old.db.destroy();
         migrated = await openReadStore(old.config);
-        await assertFillRanksMatchRows(migrated, 'after the migration');
+        await assertOrdinalsMatchRows(migrated, 'after the migration');
         const tables = (await sql<{ name: string }>`${sql.raw(kind === 'sqlite'
           ? "select name from sqlite_master where type = 'table'"
           : "select tablename as name from pg_tables where schemaname = 'public'")}`.execute(migrated.db)).rows.map((t) => t.name);
@@ -212,7 +250,7 @@ for (const dialect of DIALECTS) {
         // New fills continue the ranks.
         const lastSeq = h.batches.at(-1)!;
         await migrated.projector.project([tiedFills(lastSeq.seq + 1, lastSeq.ts + 1, 'after', ['BTCUSDT', 'SOLUSDT'])]);
-        await assertFillRanksMatchRows(migrated, 'a fill projected after the migration');
+        await assertOrdinalsMatchRows(migrated, 'a fill projected after the migration');
       } finally {
         if (migrated) await migrated.close();
         await old.dispose();
