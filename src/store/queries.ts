@@ -146,11 +146,13 @@ export class StoreQueries {
   /** GET /api/fill: newest first. */
   async listFills(userId: number, f: FillFilter = {}): Promise<Page<FillView>> {
     const instruments = many(f.instrument);
+    const roles = many(f.role);
     const window = createdWindow(f);
     let q = whereIn(this.from('fills', userId), 'instrument', instruments);
+    q = whereIn(q, 'role', roles);
     q = whereTime(q, 'created_at', window.after, window.before);
     const scan = scanCounter(q);
-    const partitions = fillPartitions(instruments);
+    const partitions = fillPartitions(instruments, roles);
     return keysetPage<Selectable<FillsTable>, FillView>(
       q,
       appendOnlySpec('created_at', (r) => r.created_at),

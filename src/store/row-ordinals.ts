@@ -3,11 +3,12 @@
  * in a few index seeks (GET /api/fill, GET /api/user/funding-transfer).
  *
  * Each row carries its rank, in sort order (time, seq, ev), within each of its table's partitions: fills
- * among the user's fills (`user_seq`) and among the user's fills on the instrument (`user_inst_seq`);
- * collateral movements among the user's (`user_seq`). So the number of a partition's rows with time < t
+ * among the user's fills (`user_seq`), on the instrument (`user_inst_seq`), in the role (`user_role_seq`)
+ * and both (`user_inst_role_seq`) — every filter GET /api/fill takes; collateral movements among the
+ * user's (`user_seq`). So the number of a partition's rows with time < t
  * is the rank of the last such row, and the count of a window after ≤ time < before is
- * C(before) − C(after): two backward seeks on the (user_id[, instrument], time, seq, ev) index instead of
- * a scan of every row in the window.
+ * C(before) − C(after): two backward seeks on the (user_id[, instrument][, role], time, seq, ev) index
+ * instead of a scan of every row in the window.
  *
  * The projector assigns the ranks (these rows are never deleted): journal time never decreases (the
  * sequencer stamps it monotonically) and seq/ev grow, so a new row normally sorts after all of its user's
@@ -19,11 +20,11 @@ import { sql, type Kysely, type Migration } from 'kysely';
 import { toNum } from './codec.js';
 import type { StoreDialectKind } from './types.js';
 
-type PartitionColumn = 'user_id' | 'instrument';
+type PartitionColumn = 'user_id' | 'instrument' | 'role';
 
 /** An ordinal column and the columns (user first) of the partition it ranks within. */
 export interface OrdinalScope {
-  column: 'user_seq' | 'user_inst_seq';
+  column: 'user_seq' | 'user_inst_seq' | 'user_role_seq' | 'user_inst_role_seq';
   partition: readonly PartitionColumn[];
 }
 
@@ -43,6 +44,8 @@ export const FILL_ORDINALS: OrdinalTable = {
   scopes: [
     { column: 'user_seq', partition: ['user_id'] },
     { column: 'user_inst_seq', partition: ['user_id', 'instrument'] },
+    { column: 'user_role_seq', partition: ['user_id', 'role'] },
+    { column: 'user_inst_role_seq', partition: ['user_id', 'instrument', 'role'] },
   ],
 };
 
@@ -59,12 +62,15 @@ export interface CountPartition {
   values: readonly unknown[];
 }
 
-/** The partitions of a fill filter: the user's fills, or one per instrument. */
-export function fillPartitions(instruments: readonly string[] | undefined): CountPartition[] {
-  const [byUser, byInstrument] = FILL_ORDINALS.scopes as [OrdinalScope, OrdinalScope];
-  return instruments === undefined
-    ? [{ scope: byUser, values: [] }]
-    : [...new Set(instruments)].map((instrument) => ({ scope: byInstrument, values: [instrument] }));
+/** The partitions of a fill filter (undefined = any): the user's fills, or one per instrument, role or pair. */
+export function fillPartitions(instruments: readonly string[] | undefined, roles?: readonly string[]): CountPartition[] {
+  const [byUser, byInstrument, byRole, byBoth] = FILL_ORDINALS.scopes as [OrdinalScope, OrdinalScope, OrdinalScope, OrdinalScope];
+  const is = instruments && [...new Set(instruments)];
+  const rs = roles && [...new Set(roles)];
+  if (is && rs) return is.flatMap((i) => rs.map((r) => ({ scope: byBoth, values: [i, r] })));
+  if (is) return is.map((i) => ({ scope: byInstrument, values: [i] }));
+  if (rs) return rs.map((r) => ({ scope: byRole, values: [r] }));
+  return [{ scope: byUser, values: [] }];
 }
 
 /** The one partition of a user's collateral movements. */
@@ -85,7 +91,7 @@ export function lastOfPartitionSql(t: OrdinalTable, scope: OrdinalScope): string
  * partition column); rows in the order of the arrays, all NULL where a partition has no row.
  */
 export function lastOfPartitionsPgSql(t: OrdinalTable, scope: OrdinalScope): string {
-  const types: Record<PartitionColumn, string> = { user_id: 'bigint', instrument: 'text' };
+  const types: Record<PartitionColumn, string> = { user_id: 'bigint', instrument: 'text', role: 'text' };
   const arrays = scope.partition.map((c, i) => `$${i + 1}::${types[c]}[]`).join(', ');
   const join = scope.partition.map((c) => `r.${c} = p.${c}`).join(' and ');
   return `select l.time, l.seq, l.ev, l.n from unnest(${arrays}) with ordinality as p(${scope.partition.join(', ')}, i) ` +
@@ -206,12 +212,16 @@ export async function windowedCount(
 }
 
 /**
- * Migration 0006: the ordinal columns, ranked for the rows already there. The fill counters they replace
- * (fill_counts, fill_hour_counts: their triggers cost every fill insert) are dropped.
+ * Migration 0006: the ordinal columns, ranked for the rows already there, and the indexes the role scopes
+ * seek on (they also walk role-filtered fill pages in order). The fill counters they replace (fill_counts,
+ * fill_hour_counts: their triggers cost every fill insert) are dropped.
  */
 export function historyOrdinalsMigration(kind: StoreDialectKind): Migration {
   return {
     async up(db: Kysely<any>) {
+      const index = (name: string, columns: string[]) => db.schema.createIndex(name).ifNotExists().on('fills').columns(columns).execute();
+      await index('fills_user_role_created', ['user_id', 'role', 'created_at', 'seq', 'ev']);
+      await index('fills_user_instrument_role_created', ['user_id', 'instrument', 'role', 'created_at', 'seq', 'ev']);
       for (const t of ORDINAL_TABLES) {
         for (const s of t.scopes) await db.schema.alterTable(t.table).addColumn(s.column, 'bigint').execute();
         await sql.raw(renumberSql(kind, t, false)).execute(db);

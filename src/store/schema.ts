@@ -61,8 +61,10 @@ export interface FillsTable {
   ev: Int;
   /** Rank among the user's fills in (created_at, seq, ev) order, from 1 (row-ordinals.ts). */
   user_seq: NullableInt;
-  /** Rank among the user's fills on this instrument. */
+  /** Rank among the user's fills on this instrument, in this role, on this instrument in this role. */
   user_inst_seq: NullableInt;
+  user_role_seq: NullableInt;
+  user_inst_role_seq: NullableInt;
 }
 
 export interface TradesTable {

@@ -27,10 +27,13 @@ import { generateHistory, INSTRUMENTS, type History } from './history-fixture.js
 
 const USER = 2;
 
-/** count(*) of the user's fills in [a, b) on the instruments: the oracle. */
-async function countRows(store: ReadStore, instruments: string[] | undefined, a: number | undefined, b: number | undefined): Promise<number> {
+/** count(*) of the user's fills in [a, b) on the instruments in the roles: the oracle. */
+async function countRows(
+  store: ReadStore, instruments: string[] | undefined, a: number | undefined, b: number | undefined, roles?: string[],
+): Promise<number> {
   let q = store.db.selectFrom('fills').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', USER);
   if (instruments) q = q.where('instrument', 'in', instruments);
+  if (roles) q = q.where('role', 'in', roles);
   if (a !== undefined) q = q.where('created_at', '>=', a);
   if (b !== undefined) q = q.where('created_at', '<', b);
   return Number((await q.executeTakeFirstOrThrow()).n);
@@ -47,7 +50,7 @@ async function countFunding(store: ReadStore, a: number | undefined, b: number |
 /** A batch of several fills of USER at one time (ties on created_at and seq; ev orders them). */
 function tiedFills(seq: number, ts: number, tag: string, instruments: string[]): EventBatch {
   const fill = (i: number, instrument: string): FillView => ({
-    executionId: `${tag}-${i}`, userId: USER, orderId: `00073:${tag.padStart(26, '0')}`, instrument, side: 'BUY', role: 'TAKER',
+    executionId: `${tag}-${i}`, userId: USER, orderId: `00073:${tag.padStart(26, '0')}`, instrument, side: 'BUY', role: i % 3 === 2 ? 'NONE' : 'TAKER',
     quantity: 1_000_000, price: 10_000_000_000, fee: 100n, realizedPnL: 0n, createdAt: ts,
   });
   const events: EngineEvent[] = instruments.map((instrument, i) => ({ type: 'fill' as const, fill: fill(i, instrument) }));
@@ -97,6 +100,7 @@ for (const dialect of DIALECTS) {
       history.batches.push(tiedFills(last.seq + 1, last.ts + 3, 'tie1', ['BTCUSDT', 'ETHUSDT', 'BTCUSDT', 'BTCUSDT']));
       history.batches.push(tiedFills(last.seq + 2, last.ts + 3, 'tie2', ['ETHUSDT', 'BTCUSDT']));
       history.batches.push(tiedFills(last.seq + 3, last.ts + 9, 'tie3', ['SOLUSDT']));
+      for (const b of history.batches.slice(-3)) b.events.forEach((e, ev) => { if (e.type === 'fill') history.ref.fills.push({ ...e.fill, seq: b.seq, ev }); });
       await projectInChunks(store, history.batches, [1, 7, 150, 3, 400]);
       const rows = await sql<{ t: unknown }>`select created_at as t from fills where user_id = ${USER} order by created_at`.execute(store.db);
       fillTimes = rows.rows.map((r) => Number(r.t));
@@ -133,7 +137,7 @@ for (const dialect of DIALECTS) {
       assert.ok(ties > 10, `ties: ${ties}`);
     });
 
-    it('window counts equal count(*) for bounds on, between and around fill times, by instrument', { skip: !available }, async () => {
+    it('window counts equal count(*) for bounds on, between and around fill times, by instrument and role', { skip: !available }, async () => {
       const r = mulberry32(5);
       const lo = fillTimes[0]!;
       const hi = fillTimes.at(-1)!;
@@ -153,19 +157,42 @@ for (const dialect of DIALECTS) {
         [['BTCUSDT'], hi, hi + 1], // only the last tied batch's fills on BTCUSDT
         [undefined, hi - 6, hi - 5], [undefined, hi, hi], [undefined, hi + 1, hi], [undefined, hi + 1, undefined], [undefined, undefined, lo],
       ];
-      for (let i = 0; i < 300; i++) cases.push([instrumentSets[Math.floor(r() * instrumentSets.length)], bound(), bound()]);
+      const roleSets: Array<string[] | undefined> = [undefined, undefined, ['MAKER'], ['TAKER'], ['NONE'], ['MAKER', 'NONE'], ['TAKER', 'TAKER', 'MAKER']];
+      const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)]!;
+      const withRoles = cases.map(([i, a, b]) => [i, a, b, undefined] as [string[] | undefined, number | undefined, number | undefined, string[] | undefined]);
+      withRoles.push([undefined, hi - 6, hi - 5, ['NONE']], [['BTCUSDT'], hi - 6, hi - 5, ['NONE']], [['BTCUSDT'], hi - 6, hi - 5, ['TAKER']]);
+      for (let i = 0; i < 400; i++) withRoles.push([pick(instrumentSets), bound(), bound(), pick(roleSets)]);
       let nonEmpty = 0;
-      for (const [instruments, a, b] of cases) {
-        const want = await countRows(store, instruments, a, b);
+      for (const [instruments, a, b, roles] of withRoles) {
+        const want = await countRows(store, instruments, a, b, roles);
         if (want > 0) nonEmpty++;
-        const label = `instruments ${instruments?.join(',') ?? 'all'}, [${a}, ${b})`;
-        assert.equal(await windowedCount(store.db, FILL_ORDINALS, USER, fillPartitions(instruments), a, b), want, label);
-        const page = await store.queries.listFills(USER, { instrument: instruments, after: a, before: b, limit: 5 });
+        const label = `instruments ${instruments?.join(',') ?? 'all'}, roles ${roles?.join(',') ?? 'all'}, [${a}, ${b})`;
+        assert.equal(await windowedCount(store.db, FILL_ORDINALS, USER, fillPartitions(instruments, roles), a, b), want, label);
+        const page = await store.queries.listFills(USER, { instrument: instruments, role: roles, after: a, before: b, limit: 5 });
         assert.equal(page.count, want, `page count, ${label}`);
       }
       assert.ok(nonEmpty > 150, `windows that select fills: ${nonEmpty}`);
       assert.equal(await countRows(store, ['BTCUSDT'], hi, hi + 1), 0, 'the last batch has no BTCUSDT fill');
       assert.equal(await countRows(store, ['BTCUSDT'], hi - 6, hi - 5), 4, 'the tied batches: 4 BTCUSDT fills at one time');
+      assert.equal(await countRows(store, ['BTCUSDT'], hi - 6, hi - 5, ['NONE']), 1, 'one of them in role NONE');
+    });
+
+    it('a role-filtered walk over next cursors visits every matching fill once, newest first', { skip: !available }, async () => {
+      for (const [instruments, roles] of [[undefined, ['MAKER']], [['ETHUSDT'], ['TAKER', 'NONE']], [undefined, ['NONE']]] as const) {
+        const want = history.ref.fills
+          .filter((x) => x.userId === USER && (!instruments || (instruments as readonly string[]).includes(x.instrument)) && (roles as readonly string[]).includes(x.role))
+          .sort((x, y) => y.createdAt - x.createdAt || y.seq - x.seq || y.ev - x.ev)
+          .map((x) => x.executionId);
+        const seen: string[] = [];
+        let next: string | undefined;
+        do {
+          const page = await store.queries.listFills(USER, { instrument: instruments as string[] | undefined, role: roles as readonly string[] as string[], limit: 37, next });
+          assert.equal(page.count, want.length);
+          seen.push(...page.list.map((x) => x.executionId));
+          next = page.next;
+        } while (next);
+        assert.deepEqual(seen, want, `${instruments ?? 'all'} ${roles.join(',')}`);
+      }
     });
 
     it('collateral movement counts equal count(*) for windows on, between and around their times', { skip: !available }, async () => {
