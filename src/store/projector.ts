@@ -151,40 +151,52 @@ export class Projector {
 
   private async write(trx: Transaction<StoreDatabase>, w: PendingWrites): Promise<number> {
     const db = trx as unknown as Kysely<any>;
+    const writes = tableWrites(w);
+    const renumber = await this.rank(db, writes.filter((t) => t.ordinals && t.rows.length > 0) as RankedWrite[]);
     let rows = 0;
-    for (const t of tableWrites(w)) {
-      const renumber = t.ordinals ? await this.rank(db, t.ordinals, t.rows) : undefined;
+    for (const t of writes) {
       const written = await insertRows(db, this.kind, t.table, t.rows, t.conflict);
-      if (t.ordinals && renumber) {
+      const users = t.ordinals && renumber.get(t.ordinals);
+      if (users) {
         // A row not inserted (already there) left a gap in the ranks handed out: renumber its users.
-        if (written < t.rows.length) for (const r of t.rows) renumber.add(toNum(r.user_id as number));
-        for (const userId of renumber) await db.executeQuery(CompiledQuery.raw(renumberSql(this.kind, t.ordinals, true), [userId]));
+        if (written < t.rows.length) for (const r of t.rows) users.add(toNum(r.user_id as number));
+        for (const userId of users) await db.executeQuery(CompiledQuery.raw(renumberSql(this.kind, t.ordinals!, true), [userId]));
       }
       rows += t.rows.length;
     }
     return rows;
   }
 
-  /** Assigns the rows' ordinals (row-ordinals.ts); returns the users to renumber after the insert. */
-  private async rank(db: Kysely<any>, t: OrdinalTable, rows: Row[]): Promise<Set<number>> {
-    const reads = ordinalReads(t, rows);
-    const answers: Array<PartitionLast | undefined> = new Array(reads.length);
+  /** Assigns the rows' ordinals (row-ordinals.ts); returns, per table, the users to renumber after the insert. */
+  private async rank(db: Kysely<any>, writes: readonly RankedWrite[]): Promise<Map<OrdinalTable, Set<number>>> {
+    const reads = writes.map((t) => ordinalReads(t.ordinals, t.rows));
+    const answers = reads.map((r) => new Array<PartitionLast | undefined>(r.length));
     if (this.kind === 'postgres') {
-      // One round trip per scope: the partitions as parallel arrays.
-      for (const scope of t.scopes) {
-        const idx = reads.flatMap((r, i) => (r.scope === scope ? [i] : []));
-        if (idx.length === 0) continue;
-        const arrays = scope.partition.map((_, j) => idx.map((i) => reads[i]!.values[j]));
-        const found = await db.executeQuery<PartitionLast>(CompiledQuery.raw(lastOfPartitionsPgSql(t, scope), arrays));
-        idx.forEach((i, k) => { answers[i] = found.rows[k]; });
+      // One round trip for every table and scope: the partitions as parallel arrays.
+      const groups: Array<{ table: OrdinalTable; scope: OrdinalScope; reads: number[]; write: number }> = [];
+      writes.forEach((t, w) => {
+        for (const scope of t.ordinals.scopes) {
+          const idx = reads[w]!.flatMap((r, i) => (r.scope === scope ? [i] : []));
+          if (idx.length > 0) groups.push({ table: t.ordinals, scope, reads: idx, write: w });
+        }
+      });
+      if (groups.length > 0) {
+        const params = groups.flatMap((g) => g.scope.partition.map((_, j) => g.reads.map((i) => reads[g.write]![i]!.values[j])));
+        const found = await db.executeQuery<PartitionLast & { g: number; i: number | string }>(CompiledQuery.raw(lastOfPartitionsPgSql(groups), params));
+        for (const row of found.rows) {
+          const g = groups[Number(row.g)]!;
+          answers[g.write]![g.reads[Number(row.i) - 1]!] = row;
+        }
       }
     } else {
-      for (let i = 0; i < reads.length; i++) {
-        const found = await db.executeQuery<PartitionLast>(CompiledQuery.raw(lastOfPartitionSql(t, reads[i]!.scope), reads[i]!.values));
-        answers[i] = found.rows[0];
+      for (let w = 0; w < writes.length; w++) {
+        for (let i = 0; i < reads[w]!.length; i++) {
+          const r = reads[w]![i]!;
+          answers[w]![i] = (await db.executeQuery<PartitionLast>(CompiledQuery.raw(lastOfPartitionSql(writes[w]!.ordinals, r.scope), r.values))).rows[0];
+        }
       }
     }
-    return assignOrdinals(t, rows, reads, answers);
+    return new Map(writes.map((t, w) => [t.ordinals, assignOrdinals(t.ordinals, t.rows, reads[w]!, answers[w]!)]));
   }
 }
 
@@ -349,8 +361,17 @@ function* foldBatch(w: PendingWrites, batch: EventBatch): Generator<FoldRead, vo
   }
 }
 
+interface TableWrite {
+  table: string;
+  rows: Row[];
+  conflict: ConflictAction;
+  /** The rows carry ordinals (row-ordinals.ts), assigned before the insert. */
+  ordinals?: OrdinalTable;
+}
+type RankedWrite = TableWrite & { ordinals: OrdinalTable };
+
 /** Every table write of one project() call, in a fixed order, with its conflict rule. */
-function tableWrites(w: PendingWrites): Array<{ table: string; rows: Row[]; conflict: ConflictAction; ordinals?: OrdinalTable }> {
+function tableWrites(w: PendingWrites): TableWrite[] {
   const positionLast = [...w.tracks.entries()]
     .filter(([, t]) => t.last !== null)
     .map(([k, t]) => {

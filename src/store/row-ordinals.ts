@@ -87,16 +87,19 @@ export function lastOfPartitionSql(t: OrdinalTable, scope: OrdinalScope): string
 }
 
 /**
- * PostgreSQL: the last row of many partitions of one scope in one round trip (parameters: one array per
- * partition column); rows in the order of the arrays, all NULL where a partition has no row.
+ * PostgreSQL: the last row of many partitions, of several tables and scopes, in one round trip. Parameters:
+ * per group, one array per partition column. Rows: `g` (the group's index), `i` (1-based position in its
+ * arrays) and the last row's time, seq, ev, n (all NULL where the partition has no row).
  */
-export function lastOfPartitionsPgSql(t: OrdinalTable, scope: OrdinalScope): string {
+export function lastOfPartitionsPgSql(groups: ReadonlyArray<{ table: OrdinalTable; scope: OrdinalScope }>): string {
   const types: Record<PartitionColumn, string> = { user_id: 'bigint', instrument: 'text', role: 'text' };
-  const arrays = scope.partition.map((c, i) => `$${i + 1}::${types[c]}[]`).join(', ');
-  const join = scope.partition.map((c) => `r.${c} = p.${c}`).join(' and ');
-  return `select l.time, l.seq, l.ev, l.n from unnest(${arrays}) with ordinality as p(${scope.partition.join(', ')}, i) ` +
-    `left join lateral (select ${t.time} as time, seq, ev, ${scope.column} as n from ${t.table} r where ${join} ${sortDesc(t)} limit 1) l ` +
-    'on true order by p.i';
+  let param = 0;
+  return groups.map(({ table: t, scope }, g) => {
+    const arrays = scope.partition.map((c) => `$${++param}::${types[c]}[]`).join(', ');
+    const join = scope.partition.map((c) => `r.${c} = p.${c}`).join(' and ');
+    return `select ${g} as g, p.i, l.time, l.seq, l.ev, l.n from unnest(${arrays}) with ordinality as p(${scope.partition.join(', ')}, i) ` +
+      `left join lateral (select ${t.time} as time, seq, ev, ${scope.column} as n from ${t.table} r where ${join} ${sortDesc(t)} limit 1) l on true`;
+  }).join(' union all ');
 }
 
 /** Recomputes every ordinal of one user (`oneUser`: one positional parameter, the user id) or of every user. */
