@@ -5,10 +5,9 @@
  * Each row carries its rank, in sort order (time, seq, ev), within each of its table's partitions: fills
  * among the user's fills (`user_seq`), on the instrument (`user_inst_seq`), in the role (`user_role_seq`)
  * and both (`user_inst_role_seq`) — every filter GET /api/fill takes; collateral movements among the
- * user's (`user_seq`). So the number of a partition's rows with time < t
- * is the rank of the last such row, and the count of a window after ≤ time < before is
- * C(before) − C(after): two backward seeks on the (user_id[, instrument][, role], time, seq, ev) index
- * instead of a scan of every row in the window.
+ * user's (`user_seq`). So the number of a partition's rows with time < t is the rank of the last such
+ * row, and the count of a window after ≤ time < before is C(before) − C(after): two backward seeks on the
+ * (user_id[, instrument][, role], time, seq, ev) index instead of a scan of every row in the window.
  *
  * The projector assigns the ranks (these rows are never deleted): journal time never decreases (the
  * sequencer stamps it monotonically) and seq/ev grow, so a new row normally sorts after all of its user's
@@ -181,9 +180,9 @@ export function assignOrdinals(t: OrdinalTable, rows: Row[], reads: readonly Ord
 
 /**
  * Exact number of the user's rows of `t` with after ≤ time < before (either bound optional), summed over
- * `partitions` (e.g. one per instrument). Per partition, rank of the last row before `before` minus rank of the last row before
- * `after`, all in one statement of scalar subqueries. Undefined when a rank is missing (a row not written
- * by the projector): the caller counts the rows instead.
+ * `partitions` (e.g. one per instrument). Per partition, rank of the last row before `before` minus rank
+ * of the last row before `after`, all in one statement of scalar subqueries. Undefined when a rank is
+ * missing (a row not written by the projector): the caller counts the rows instead.
  */
 export async function windowedCount(
   db: Kysely<any>, t: OrdinalTable, userId: number, partitions: readonly CountPartition[],
