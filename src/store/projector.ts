@@ -12,15 +12,14 @@
  * is served by the engine and the real-time channels.
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { EngineEvent } from '../engine/records.js';
-import { CompiledQuery } from 'kysely';
 import { insertRows, insertSql, type ConflictAction } from './bulk-write.js';
 import {
   fillRow, fundingRow, orderFeeRow, orderRow, toMoney, toNum, tpslRow, tradeRow, transferRow,
 } from './codec.js';
 import {
-  assignOrdinals, FILL_ORDINALS, FUNDING_ORDINALS, lastOfPartitionSql, lastOfPartitionsPgSql, ordinalReads, renumberSql,
+  assignOrdinals, FILL_ORDINALS, FUNDING_ORDINALS, lastOfPartitionSql, ORDINAL_TABLES, lastOfPartitionsPgSql, ordinalReads, renumberSql,
   type OrdinalScope, type OrdinalTable, type PartitionLast,
 } from './row-ordinals.js';
 import { applyPositionEvent, closeTypeOfGroup, type Lifetime, type PositionTrack } from './position-lifetime.js';
@@ -222,7 +221,7 @@ class SqliteProjectionWriter {
     this.selectPositionLast = db.prepare('select * from position_last where user_id = ? and instrument = ?');
     this.selectOpenLifetime = db.prepare('select * from position_history where user_id = ? and instrument = ? and close_at is null');
     this.selectOrderGroup = db.prepare('select order_group from orders where user_id = ? and id = ?');
-    for (const t of [FILL_ORDINALS, FUNDING_ORDINALS]) {
+    for (const t of ORDINAL_TABLES) {
       for (const scope of t.scopes) this.selectLastRow.set(scope, db.prepare(lastOfPartitionSql(t, scope)));
       this.renumberUser.set(t, db.prepare(renumberSql('sqlite', t, true)));
     }
