@@ -1,9 +1,10 @@
 /**
- * bench:http history — GET /api/order (first page, a deep page) and GET /api/fill over a large history,
- * on SQLite and PostgreSQL. Run: `HTTP_BENCH=history npm run bench:http` (or `npm run bench:http -- history`).
+ * bench:http history — GET /api/order (first page, a deep page), GET /api/fill (windows, instrument and
+ * role filters) and GET /api/user/funding-transfer over a large history, on SQLite and PostgreSQL. Run: `HTTP_BENCH=history npm run bench:http` (or `npm run bench:http -- history`).
  *
  * The history is written straight into the read store (bulk multi-row inserts, no engine): HISTORY_ORDERS
- * orders (default 1,000,000) of one user, every other one with a fill, plus a few other users' rows. The
+ * orders (default 1,000,000) of one user, every other one with a fill and its collateral movement (ranked
+ * as the projector ranks them, row-ordinals.ts), plus a few other users' rows. The
  * real gateway (buildServer + the store adapter) answers on 127.0.0.1; a stub auth accepts one bearer token
  * so the numbers measure the history path, not sign-in. Load: closed loop, HISTORY_CONNECTIONS (default 8)
  * keep-alive connections, HISTORY_DURATION_MS (default 5000) per case after a 1 s warm-up.
@@ -59,33 +60,56 @@ function orderRow(n: number, userId: number) {
   };
 }
 
-function fillRow(n: number, userId: number) {
+/** `ranks`: the user's fills so far per partition (the ordinals the projector assigns, row-ordinals.ts). */
+function fillRow(n: number, userId: number, ranks: Map<string, number>) {
+  const instrument = INSTRUMENTS[n % 3]!;
+  const role = n % 4 === 0 ? 'MAKER' : 'TAKER';
+  const rank = (partition: string) => {
+    const r = (ranks.get(partition) ?? 0) + 1;
+    ranks.set(partition, r);
+    return r;
+  };
   return {
     execution_id: `x${userId}-${n}`, order_id: oid(n), order_key: oid(n).toLowerCase(), user_id: userId, instrument: INSTRUMENTS[n % 3]!,
-    side: n % 2 ? 'BUY' : 'SELL', role: n % 4 === 0 ? 'MAKER' : 'TAKER', quantity: 100_000_000, price: 10_000_000_000_000, fee: 5_000_000,
+    side: n % 2 ? 'BUY' : 'SELL', role, quantity: 100_000_000, price: 10_000_000_000_000, fee: 5_000_000,
     realized_pnl: 0, created_at: T0 + n * 10 + 5, seq: n + 1, ev: 0,
+    user_seq: rank(''), user_inst_seq: rank(instrument), user_role_seq: rank(`|${role}`), user_inst_role_seq: rank(`${instrument}|${role}`),
+  };
+}
+
+/** The collateral movement of fill n (its fee), ranked among the user's movements. */
+function fundingRow(n: number, userId: number, userSeq: number) {
+  return {
+    seq: n + 1, ev: 1, user_id: userId, coin: 'usdt', quantity: -5_000_000, balance: 1_000_000_000_000 - userSeq * 5_000_000, reason: 'fee',
+    updated_at: T0 + n * 10 + 5, user_seq: userSeq,
   };
 }
 
 async function seed(store: ReadStore): Promise<void> {
   const t0 = performance.now();
   const CHUNK = 20_000;
+  const ranks = new Map<string, number>();
   for (let i = 0; i < N; i += CHUNK) {
     const orders: Array<Record<string, unknown>> = [];
     const fills: Array<Record<string, unknown>> = [];
+    const funding: Array<Record<string, unknown>> = [];
     for (let n = i; n < Math.min(N, i + CHUNK); n++) {
       orders.push(orderRow(n, USER_ID));
-      if (n % 2 === 0) fills.push(fillRow(n, USER_ID));
+      if (n % 2 === 0) {
+        fills.push(fillRow(n, USER_ID, ranks));
+        funding.push(fundingRow(n, USER_ID, n / 2 + 1));
+      }
       if (n % 100 === 0) orders.push(orderRow(n, USER_ID + 1 + (n % 7))); // other users' rows share the tables
     }
     await store.db.transaction().execute(async (trx) => {
       await insertRows(trx as never, store.kind, 'orders', orders, { keys: ['user_id', 'id'], update: 'none' });
       await insertRows(trx as never, store.kind, 'fills', fills, { keys: ['execution_id', 'order_id'], update: 'none' });
+      await insertRows(trx as never, store.kind, 'funding_changes', funding, { keys: ['seq', 'ev'], update: 'none' });
     });
   }
   // vacuum as autovacuum would on a long-lived table: sets the visibility map, so counts can scan the index only.
   if (store.kind === 'postgres') await sql`vacuum analyze`.execute(store.db);
-  console.log(`  seeded ${N.toLocaleString('en-US')} orders + ${Math.ceil(N / 2).toLocaleString('en-US')} fills in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(`  seeded ${N.toLocaleString('en-US')} orders + ${Math.ceil(N / 2).toLocaleString('en-US')} fills (each with a collateral movement) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 
 async function openStore(kind: string): Promise<{ store: ReadStore; dispose: () => Promise<void> }> {
@@ -108,7 +132,7 @@ async function openStore(kind: string): Promise<{ store: ReadStore; dispose: () 
 }
 
 const row = (name: string, r: LoadResult) =>
-  `  ${name.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   max ${r.max.toFixed(1).padStart(6)} ms   ${JSON.stringify(r.status)}`;
+  `  ${name.padEnd(46)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   max ${r.max.toFixed(1).padStart(6)} ms   ${JSON.stringify(r.status)}`;
 
 export async function runHistoryBench(): Promise<void> {
   console.log(`bench:http history — ${N.toLocaleString('en-US')} orders, ${CONNECTIONS} connections, ${DURATION_MS} ms per case (noisy on a shared 2-core machine)`);
@@ -132,13 +156,17 @@ export async function runHistoryBench(): Promise<void> {
         ['GET /api/fill first page', `/api/fill?after=0&before=${T0 + N * 10 + 10}&limit=50`],
         ['GET /api/fill (instrument, window)', `/api/fill?after=${T0 + N * 5}&before=${T0 + N * 10 + 10}&instrument=ETHUSDT&limit=50`],
       ];
-      // Counts of a partial window are cached per filter (keyed by the counters' version): a window that
-      // moves on every request measures the uncached count, O(fills in the window).
+      // A window that moves on every request: no cache can answer its count (fills count from their
+      // ordinals, fill-ordinals.ts; this case measured O(fills in the window) before them).
       let shift = 0;
       const uncached = () => `/api/fill?after=${T0 + N * 5 + ++shift}&before=${T0 + N * 10 + 10}&instrument=ETHUSDT&limit=50`;
+      const byRole = () => `/api/fill?after=${T0 + N * 5 + ++shift}&before=${T0 + N * 10 + 10}&fillRole=MAKER&limit=50`;
       const allCases: Array<[string, () => string]> = [
         ...cases.map(([name, path]): [string, () => string] => [name, () => path]),
         ['GET /api/fill (window, uncached count)', uncached],
+        ['GET /api/fill (role, moving window)', byRole],
+        ['GET /api/user/funding-transfer first page', () => '/api/user/funding-transfer?limit=50'],
+        ['GET /api/user/funding-transfer (moving window)', () => `/api/user/funding-transfer?after=${T0 + N * 2 + ++shift}&limit=50`],
       ];
       for (const [name, path] of allCases) {
         const fixed = getRequest(HOST, port, path(), { authorization: `Bearer ${TOKEN}` });

@@ -68,21 +68,9 @@ export function readStoreAdapter(q: StoreQueries, options: ReadStoreAdapterOptio
       return read(async () => (await q.listOrders(userId, { id: orderId, limit: 1 })).list[0]);
     },
     listFills(f: FillQuery): Promise<Page<FillView>> {
-      return read(async () => {
-        if (!f.roles || f.roles.length === 0) {
-          return q.listFills(f.userId, { instrument: f.instruments, after: f.after, before: f.before + 1, offset: f.offset, limit: f.limit, next: f.next });
-        }
-        // The store does not filter by role: page over the matching window and filter here.
-        const roles = new Set(f.roles);
-        const all: FillView[] = [];
-        let next: string | undefined;
-        do {
-          const page = await q.listFills(f.userId, { instrument: f.instruments, after: f.after, before: f.before + 1, limit: 500, next });
-          for (const x of page.list) if (roles.has(x.role)) all.push(x);
-          next = page.next;
-        } while (next);
-        return { list: all.slice(f.offset, f.offset + f.limit), count: all.length };
-      });
+      return read(() => q.listFills(f.userId, {
+        instrument: f.instruments, role: f.roles, after: f.after, before: f.before + 1, offset: f.offset, limit: f.limit, next: f.next,
+      }));
     },
     orderFills(userId: number, orderId: string): Promise<FillView[]> {
       return read(() => q.orderFills(userId, orderId));

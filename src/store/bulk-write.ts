@@ -35,20 +35,24 @@ export function insertSql(kind: StoreDialectKind, table: string, columns: readon
   return text;
 }
 
+/** Returns the number of rows inserted or updated (rows skipped by `do nothing` not included). */
 export async function insertRows(
   db: Kysely<any>,
   kind: StoreDialectKind,
   table: string,
   rows: readonly Record<string, unknown>[],
   conflict: ConflictAction,
-): Promise<void> {
-  if (rows.length === 0) return;
+): Promise<number> {
+  if (rows.length === 0) return 0;
+  let written = 0;
   const columns = Object.keys(rows[0]!);
   const chunk = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
   for (let i = 0; i < rows.length; i += chunk) {
     const part = rows.slice(i, i + chunk);
     const params: unknown[] = [];
     for (const row of part) for (const c of columns) params.push(row[c] ?? null);
-    await db.executeQuery(CompiledQuery.raw(insertSql(kind, table, columns, part.length, conflict), params));
+    const r = await db.executeQuery(CompiledQuery.raw(insertSql(kind, table, columns, part.length, conflict), params));
+    written += Number(r.numAffectedRows ?? 0n);
   }
+  return written;
 }

@@ -1,9 +1,10 @@
 /**
  * Exact per-user row counters for the two big history tables, kept by database triggers.
+ * (`fill_counts` is history: migration 0006 replaced it with per-fill ordinals, fill-ordinals.ts.)
  *
  * `order_counts` has one row per (user, instrument, status, side, type, group, triggered) combination
  * and `fill_counts` one per (user, instrument): `n` rows, the [min, max] created_at they span, and a
- * `version` that grows on every row entering or leaving the combination. Every order/fill filter the
+ * `version` that grows on every row entering or leaving the combination. Every order filter the
  * routes accept is a condition on those columns plus the immutable created_at and id, so:
  * - a filter without a time window (or one covering [min, max] of the matching combinations) is counted
  *   by summing a handful of counter rows instead of scanning the user's history;

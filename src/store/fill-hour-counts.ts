@@ -1,14 +1,12 @@
 /**
- * Per-user fill counts by UTC hour (`fill_hour_counts`), kept by triggers like the counters of
- * count-triggers.ts, so a fill count over an arbitrary time window costs Σ of the whole hours inside it
- * plus two index range counts over at most an hour each, instead of a scan of every fill in the window.
- * (GET /api/fill takes a window on every request; a new window cannot reuse a cached count.)
+ * Migration 0005 (applied history; do not edit): per-user fill counts by UTC hour (`fill_hour_counts`),
+ * kept by triggers. Superseded by the per-fill ordinals of fill-ordinals.ts, whose migration drops the
+ * table and its triggers again.
  */
 import { sql, type Kysely, type Migration } from 'kysely';
-import { toNum } from './codec.js';
 import type { StoreDialectKind } from './types.js';
 
-export const HOUR_MS = 3_600_000;
+const HOUR_MS = 3_600_000;
 const KEY = 'user_id, instrument, hour';
 
 function sqliteTriggers(): string[] {
@@ -58,33 +56,4 @@ export function fillHourCountsMigration(kind: StoreDialectKind): Migration {
       for (const s of kind === 'postgres' ? postgresTriggers() : sqliteTriggers()) await sql.raw(s).execute(db);
     },
   };
-}
-
-/**
- * Exact number of the user's fills with after ≤ created_at < before (either bound optional) on the given
- * instruments (undefined = all): whole hours from the counters, the partial hours at the edges counted.
- */
-export async function windowedFillCount(
-  db: Kysely<any>, userId: number, instruments: readonly string[] | undefined, after: number | undefined, before: number | undefined,
-): Promise<number> {
-  const onInstruments = <Q extends { where: (...a: any[]) => Q }>(q: Q): Q =>
-    instruments === undefined ? q : q.where('instrument', 'in', instruments as string[]);
-  const rows = async (from: number | undefined, to: number | undefined): Promise<number> => {
-    let q = onInstruments(db.selectFrom('fills').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', userId));
-    if (from !== undefined) q = q.where('created_at', '>=', from);
-    if (to !== undefined) q = q.where('created_at', '<', to);
-    return toNum((await q.executeTakeFirstOrThrow()).n as number | bigint | string);
-  };
-  // Whole hours h lie inside the window when after ≤ h·H and (h+1)·H ≤ before.
-  const firstHour = after === undefined ? undefined : Math.ceil(after / HOUR_MS);
-  const endHour = before === undefined ? undefined : Math.floor(before / HOUR_MS);
-  if (firstHour !== undefined && endHour !== undefined && firstHour >= endHour) return rows(after, before); // under two hours
-  let q = onInstruments(db.selectFrom('fill_hour_counts').select((eb) => eb.fn.sum('n').as('n')).where('user_id', '=', userId));
-  if (firstHour !== undefined) q = q.where('hour', '>=', firstHour);
-  if (endHour !== undefined) q = q.where('hour', '<', endHour);
-  const whole = (await q.executeTakeFirst())?.n;
-  let total = whole === null || whole === undefined ? 0 : toNum(whole as number | bigint | string);
-  if (firstHour !== undefined && after! < firstHour * HOUR_MS) total += await rows(after, firstHour * HOUR_MS);
-  if (endHour !== undefined && endHour * HOUR_MS < before!) total += await rows(endHour * HOUR_MS, before);
-  return total;
 }

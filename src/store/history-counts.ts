@@ -1,12 +1,12 @@
 /**
- * Exact `count` of GET /api/order and GET /api/fill pages without scanning the user's history.
+ * Exact `count` of GET /api/order pages without scanning the user's history (fills: fill-ordinals.ts).
  *
  * The trigger-kept counters (count-triggers.ts) are summed over the combinations a filter selects:
  * - no time window or id filter, or a window covering every matching row → the sum is the count;
  * - otherwise the sum of their versions identifies the filter's current row set, and a count computed
  *   once (count(*) over the index) is reused while that version holds: carried in the `next` cursor
  *   (later pages) and kept in a small in-process LRU (repeated first pages). Any order entering or
- *   leaving a selected combination, or any new fill, moves the version, so a stale count is never served.
+ *   leaving a selected combination moves the version, so a stale count is never served.
  *
  * The count a cursor carries is sealed with a MAC over (filter, version, count) under a per-process key:
  * a cursor replayed with another filter, edited by hand, or from before a restart just counts again.
@@ -103,7 +103,7 @@ export class HistoryCounts {
   }
 
   /** The counter table of `table`, restricted to one user. */
-  countersOf(table: 'order_counts' | 'fill_counts', userId: number): Q {
+  countersOf(table: 'order_counts', userId: number): Q {
     return (this.db.selectFrom(table) as unknown as Q).where('user_id', '=', userId);
   }
 }

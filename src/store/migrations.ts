@@ -5,6 +5,7 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { countTriggersMigration } from './count-triggers.js';
 import { fillHourCountsMigration } from './fill-hour-counts.js';
+import { historyOrdinalsMigration } from './row-ordinals.js';
 import type { StoreDialectKind } from './types.js';
 
 /**
@@ -265,6 +266,7 @@ export function storeMigrations(kind: StoreDialectKind): Record<string, Migratio
     '0003_history_counts': countTriggersMigration(kind),
     '0004_history_filter_indexes': historyFilterIndexes,
     '0005_fill_hour_counts': fillHourCountsMigration(kind),
+    '0006_history_ordinals': historyOrdinalsMigration(kind),
   };
 }
 

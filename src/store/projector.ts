@@ -12,12 +12,16 @@
  * is served by the engine and the real-time channels.
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { EngineEvent } from '../engine/records.js';
 import { insertRows, insertSql, type ConflictAction } from './bulk-write.js';
 import {
   fillRow, fundingRow, orderFeeRow, orderRow, toMoney, toNum, tpslRow, tradeRow, transferRow,
 } from './codec.js';
+import {
+  assignOrdinals, FILL_ORDINALS, FUNDING_ORDINALS, lastOfPartitionSql, ORDINAL_TABLES, lastOfPartitionsPgSql, ordinalReads, renumberSql,
+  type OrdinalScope, type OrdinalTable, type PartitionLast,
+} from './row-ordinals.js';
 import { applyPositionEvent, closeTypeOfGroup, type Lifetime, type PositionTrack } from './position-lifetime.js';
 import type { PositionHistoryTable, PositionLastTable, StoreDatabase } from './schema.js';
 import type { CloseType, StoreDialectKind } from './types.js';
@@ -146,12 +150,52 @@ export class Projector {
 
   private async write(trx: Transaction<StoreDatabase>, w: PendingWrites): Promise<number> {
     const db = trx as unknown as Kysely<any>;
+    const writes = tableWrites(w);
+    const renumber = await this.rank(db, writes.filter((t) => t.ordinals && t.rows.length > 0) as RankedWrite[]);
     let rows = 0;
-    for (const t of tableWrites(w)) {
-      await insertRows(db, this.kind, t.table, t.rows, t.conflict);
+    for (const t of writes) {
+      const written = await insertRows(db, this.kind, t.table, t.rows, t.conflict);
+      const users = t.ordinals && renumber.get(t.ordinals);
+      if (users) {
+        // A row not inserted (already there) left a gap in the ranks handed out: renumber its users.
+        if (written < t.rows.length) for (const r of t.rows) users.add(toNum(r.user_id as number));
+        for (const userId of users) await db.executeQuery(CompiledQuery.raw(renumberSql(this.kind, t.ordinals!, true), [userId]));
+      }
       rows += t.rows.length;
     }
     return rows;
+  }
+
+  /** Assigns the rows' ordinals (row-ordinals.ts); returns, per table, the users to renumber after the insert. */
+  private async rank(db: Kysely<any>, writes: readonly RankedWrite[]): Promise<Map<OrdinalTable, Set<number>>> {
+    const reads = writes.map((t) => ordinalReads(t.ordinals, t.rows));
+    const answers = reads.map((r) => new Array<PartitionLast | undefined>(r.length));
+    if (this.kind === 'postgres') {
+      // One round trip for every table and scope: the partitions as parallel arrays.
+      const groups: Array<{ table: OrdinalTable; scope: OrdinalScope; reads: number[]; write: number }> = [];
+      writes.forEach((t, w) => {
+        for (const scope of t.ordinals.scopes) {
+          const idx = reads[w]!.flatMap((r, i) => (r.scope === scope ? [i] : []));
+          if (idx.length > 0) groups.push({ table: t.ordinals, scope, reads: idx, write: w });
+        }
+      });
+      if (groups.length > 0) {
+        const params = groups.flatMap((g) => g.scope.partition.map((_, j) => g.reads.map((i) => reads[g.write]![i]!.values[j])));
+        const found = await db.executeQuery<PartitionLast & { g: number; i: number | string }>(CompiledQuery.raw(lastOfPartitionsPgSql(groups), params));
+        for (const row of found.rows) {
+          const g = groups[Number(row.g)]!;
+          answers[g.write]![g.reads[Number(row.i) - 1]!] = row;
+        }
+      }
+    } else {
+      for (let w = 0; w < writes.length; w++) {
+        for (let i = 0; i < reads[w]!.length; i++) {
+          const r = reads[w]![i]!;
+          answers[w]![i] = (await db.executeQuery<PartitionLast>(CompiledQuery.raw(lastOfPartitionSql(writes[w]!.ordinals, r.scope), r.values))).rows[0];
+        }
+      }
+    }
+    return new Map(writes.map((t, w) => [t.ordinals, assignOrdinals(t.ordinals, t.rows, reads[w]!, answers[w]!)]));
   }
 }
 
@@ -167,6 +211,8 @@ class SqliteProjectionWriter {
   private readonly selectPositionLast: BetterSqlite3.Statement;
   private readonly selectOpenLifetime: BetterSqlite3.Statement;
   private readonly selectOrderGroup: BetterSqlite3.Statement;
+  private readonly selectLastRow = new Map<OrdinalScope, BetterSqlite3.Statement>();
+  private readonly renumberUser = new Map<OrdinalTable, BetterSqlite3.Statement>();
   private readonly run: (batches: readonly EventBatch[]) => ProjectResult;
 
   constructor(private readonly db: BetterSqlite3.Database) {
@@ -175,6 +221,10 @@ class SqliteProjectionWriter {
     this.selectPositionLast = db.prepare('select * from position_last where user_id = ? and instrument = ?');
     this.selectOpenLifetime = db.prepare('select * from position_history where user_id = ? and instrument = ? and close_at is null');
     this.selectOrderGroup = db.prepare('select order_group from orders where user_id = ? and id = ?');
+    for (const t of ORDINAL_TABLES) {
+      for (const scope of t.scopes) this.selectLastRow.set(scope, db.prepare(lastOfPartitionSql(t, scope)));
+      this.renumberUser.set(t, db.prepare(renumberSql('sqlite', t, true)));
+    }
     // IMMEDIATE: take the write lock up front, as the async path's first write would.
     this.run = db.transaction((batches: readonly EventBatch[]) => this.projectInTransaction(batches)).immediate;
   }
@@ -208,13 +258,20 @@ class SqliteProjectionWriter {
     let rows = 0;
     for (const t of tableWrites(pending)) {
       if (t.rows.length === 0) continue;
+      let renumber: Set<number> | undefined;
+      if (t.ordinals) {
+        const reads = ordinalReads(t.ordinals, t.rows);
+        renumber = assignOrdinals(t.ordinals, t.rows, reads, reads.map((r) => this.selectLastRow.get(r.scope)!.get(r.values) as PartitionLast | undefined));
+      }
       const columns = Object.keys(t.rows[0]!);
       const stmt = this.upsert(t.table, columns, t.conflict);
       const params: unknown[] = new Array(columns.length);
       for (const row of t.rows) {
         for (let i = 0; i < columns.length; i++) params[i] = row[columns[i]!] ?? null;
-        stmt.run(params);
+        // A row not inserted (already there) left a gap in the ranks handed out: renumber its user.
+        if (stmt.run(params).changes === 0 && renumber) renumber.add(toNum(row.user_id as number));
       }
+      if (renumber) for (const userId of renumber) this.renumberUser.get(t.ordinals!)!.run(userId);
       rows += t.rows.length;
     }
     this.updateLastSeq.run(last);
@@ -303,8 +360,17 @@ function* foldBatch(w: PendingWrites, batch: EventBatch): Generator<FoldRead, vo
   }
 }
 
+interface TableWrite {
+  table: string;
+  rows: Row[];
+  conflict: ConflictAction;
+  /** The rows carry ordinals (row-ordinals.ts), assigned before the insert. */
+  ordinals?: OrdinalTable;
+}
+type RankedWrite = TableWrite & { ordinals: OrdinalTable };
+
 /** Every table write of one project() call, in a fixed order, with its conflict rule. */
-function tableWrites(w: PendingWrites): Array<{ table: string; rows: Row[]; conflict: ConflictAction }> {
+function tableWrites(w: PendingWrites): TableWrite[] {
   const positionLast = [...w.tracks.entries()]
     .filter(([, t]) => t.last !== null)
     .map(([k, t]) => {
@@ -324,9 +390,9 @@ function tableWrites(w: PendingWrites): Array<{ table: string; rows: Row[]; conf
     });
   return [
     { table: 'orders', rows: [...w.orders.values()], conflict: { keys: ['user_id', 'id'], update: 'all' } },
-    { table: 'fills', rows: w.fills, conflict: { keys: ['execution_id', 'order_id'], update: 'none' } },
+    { table: 'fills', rows: w.fills, conflict: { keys: ['execution_id', 'order_id'], update: 'none' }, ordinals: FILL_ORDINALS },
     { table: 'trades', rows: w.trades, conflict: { keys: ['execution_id'], update: 'none' } },
-    { table: 'funding_changes', rows: w.funding, conflict: { keys: ['seq', 'ev'], update: 'none' } },
+    { table: 'funding_changes', rows: w.funding, conflict: { keys: ['seq', 'ev'], update: 'none' }, ordinals: FUNDING_ORDINALS },
     { table: 'order_fees', rows: w.orderFees, conflict: { keys: ['id'], update: 'none' } },
     { table: 'transfers', rows: [...w.transfers.values()], conflict: { keys: ['id'], update: 'all' } },
     { table: 'tpsl', rows: [...w.tpsl.values()], conflict: { keys: ['user_id', 'id'], update: 'all' } },

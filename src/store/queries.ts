@@ -10,7 +10,7 @@ import {
   fillView, fundingView, orderKeyOf, orderView, positionHistoryView, toNum, tpslView, tradeView, transferView,
 } from './codec.js';
 import { groupStatusCondition, STOP_TYPES } from './order-status-groups.js';
-import { windowedFillCount } from './fill-hour-counts.js';
+import { FILL_ORDINALS, fillPartitions, FUNDING_ORDINALS, FUNDING_PARTITIONS, windowedCount } from './row-ordinals.js';
 import { HistoryCounts, type CreatedWindow } from './history-counts.js';
 import { clampLimit, keysetPage, scanCounter, toEpochMs, type KeysetSpec } from './paging.js';
 import type {
@@ -146,18 +146,20 @@ export class StoreQueries {
   /** GET /api/fill: newest first. */
   async listFills(userId: number, f: FillFilter = {}): Promise<Page<FillView>> {
     const instruments = many(f.instrument);
+    const roles = many(f.role);
     const window = createdWindow(f);
     let q = whereIn(this.from('fills', userId), 'instrument', instruments);
+    q = whereIn(q, 'role', roles);
     q = whereTime(q, 'created_at', window.after, window.before);
-    const counters = whereIn(this.counts.countersOf('fill_counts', userId), 'instrument', instruments);
-    const cacheKey = JSON.stringify(['fills', userId, sorted(instruments), window.after ?? null, window.before ?? null]);
+    const scan = scanCounter(q);
+    const partitions = fillPartitions(instruments, roles);
     return keysetPage<Selectable<FillsTable>, FillView>(
       q,
       appendOnlySpec('created_at', (r) => r.created_at),
       f,
       fillView,
-      // A new window cannot reuse a cached count: whole hours come from fill_hour_counts, only the edges are scanned.
-      (carried) => this.counts.count(cacheKey, counters, window, true, carried, () => windowedFillCount(this.db, userId, instruments, window.after, window.before)),
+      // Any window, from the fills' ordinals (row-ordinals.ts): a few index seeks, never a scan of the window.
+      async () => ({ count: (await windowedCount(this.db, FILL_ORDINALS, userId, partitions, window.after, window.before)) ?? await scan() }),
     );
   }
 
@@ -191,12 +193,16 @@ export class StoreQueries {
 
   /** GET /api/user/funding-transfer: collateral movements, newest first. */
   async listFundingChanges(userId: number, f: FundingChangeFilter = {}): Promise<Page<FundingChangeView>> {
-    const q = whereTime(this.from('funding_changes', userId), 'updated_at', f.after, f.before);
+    const window = createdWindow(f);
+    const q = whereTime(this.from('funding_changes', userId), 'updated_at', window.after, window.before);
+    const scan = scanCounter(q);
     return keysetPage<Selectable<FundingChangesTable>, FundingChangeView>(
       q,
       appendOnlySpec('updated_at', (r) => r.updated_at),
       f,
       fundingView,
+      // From the rows' ordinals (row-ordinals.ts): every fill moves collateral, so this list is as long as the fills.
+      async () => ({ count: (await windowedCount(this.db, FUNDING_ORDINALS, userId, FUNDING_PARTITIONS, window.after, window.before)) ?? await scan() }),
     );
   }
 

@@ -59,6 +59,12 @@ export interface FillsTable {
   created_at: Int;
   seq: Int;
   ev: Int;
+  /** Rank among the user's fills in (created_at, seq, ev) order, from 1 (row-ordinals.ts). */
+  user_seq: NullableInt;
+  /** Rank among the user's fills on this instrument, in this role, on this instrument in this role. */
+  user_inst_seq: NullableInt;
+  user_role_seq: NullableInt;
+  user_inst_role_seq: NullableInt;
 }
 
 export interface TradesTable {
@@ -81,6 +87,8 @@ export interface FundingChangesTable {
   balance: Int;
   reason: string;
   updated_at: Int;
+  /** Rank among the user's movements in (updated_at, seq, ev) order, from 1 (row-ordinals.ts). */
+  user_seq: NullableInt;
 }
 
 export interface OrderFeesTable {
@@ -180,16 +188,6 @@ export interface OrderCountsTable {
   version: Int;
 }
 
-/** Maintained by triggers (count-triggers.ts): fills per (user, instrument). */
-export interface FillCountsTable {
-  user_id: Int;
-  instrument: string;
-  n: Int;
-  min_created: Int;
-  max_created: Int;
-  version: Int;
-}
-
 export interface ProjectorMetaTable {
   id: Int;
   last_seq: Int;
@@ -207,7 +205,6 @@ export interface StoreDatabase {
   position_history: PositionHistoryTable;
   projector_meta: ProjectorMetaTable;
   order_counts: OrderCountsTable;
-  fill_counts: FillCountsTable;
 }
 
 export type TableName = keyof StoreDatabase;

@@ -65,6 +65,8 @@ export interface OrderFilter extends PageInput, TimeWindow {
 
 export interface FillFilter extends PageInput, TimeWindow {
   instrument?: OneOrMany<string>;
+  /** MAKER, TAKER, NONE. */
+  role?: OneOrMany<string>;
 }
 
 export type FundingChangeFilter = PageInput & TimeWindow;

@@ -163,6 +163,11 @@ describe('e2e: two bots trade BTCUSDT over HTTP', () => {
     assert.equal(fb.list[0].order, buyId);
     assert.equal(fb.list[0].fillRole, 'TAKER');
     assert.equal(fb.list[0].id, fa.list[0].id, 'both sides of one execution share its id');
+    // fillRole filters in the read model (count included).
+    assert.deepEqual(ok(await A.get(`/api/fill?${ALL_TIME}&fillRole=TAKER`)), { list: [], count: 0 });
+    const makerOnly = ok(await A.get(`/api/fill?${ALL_TIME}&fillRole=MAKER&fillRole=NONE`));
+    assert.equal(makerOnly.count, 1);
+    assert.equal(makerOnly.list[0].id, fa.list[0].id);
     assertError(await A.get('/api/fill'), 400);
 
     const of = ok(await A.get(`/api/order/${sellId}/fill`));

@@ -1,7 +1,8 @@
 /**
- * Exact `count` of GET /api/order and GET /api/fill pages (trigger-kept counters, version-keyed cache,
- * count carried in the cursor), on SQLite and PostgreSQL:
- * - the counter tables equal a GROUP BY over the rows after every projected chunk of a generated history;
+ * Exact `count` of GET /api/order pages (trigger-kept counters, version-keyed cache, count carried in the
+ * cursor) and of GET /api/fill pages (per-fill ordinals), on SQLite and PostgreSQL:
+ * - the counter tables equal a GROUP BY over the rows, and the fills' ordinals their row_number(), after
+ *   every projected chunk of a generated history;
  * - walking pages while orders are created, change status and fills arrive between pages, every page's
  *   count equals the oracle's at that moment, and no row is skipped or repeated;
  * - a cursor's carried count is not trusted for another filter or when edited.
@@ -13,7 +14,7 @@ import type { FillView, OrderView } from '../../src/engine/records.js';
 import type { FillFilter, OrderFilter, Page, ReadStore } from '../../src/store/index.js';
 import type { EventBatch } from '../../src/store/projector.js';
 import { DIALECTS, type TestStore } from './dialects.js';
-import { windowedFillCount } from '../../src/store/fill-hour-counts.js';
+import { assertOrdinalsMatchRows } from './ordinal-ranks.js';
 import { generateHistory, INSTRUMENTS, T0, type History } from './history-fixture.js';
 import { mulberry32 } from '../../src/simulation/seeded-random.js';
 import { refFills, refOrders } from './reference-queries.js';
@@ -31,14 +32,7 @@ async function assertCountersMatchRows(store: ReadStore, label: string): Promise
       case when triggered_at is null then 0 else 1 end as triggered, count(*) as n
     from orders group by user_id, instrument, status, side, type, order_group, case when triggered_at is null then 0 else 1 end`.execute(db);
   assert.deepEqual(norm(orderCounts.rows), norm(orderRows.rows), `order counters (${label})`);
-  const fillCounts = await sql<Record<string, unknown>>`select user_id, instrument, n, min_created, max_created from fill_counts where n <> 0`.execute(db);
-  const fillRows = await sql<Record<string, unknown>>`
-    select user_id, instrument, count(*) as n, min(created_at) as lo, max(created_at) as hi from fills group by user_id, instrument`.execute(db);
-  assert.deepEqual(norm(fillCounts.rows), norm(fillRows.rows), `fill counters (${label})`);
-  const hourCounts = await sql<Record<string, unknown>>`select user_id, instrument, hour, n from fill_hour_counts where n <> 0`.execute(db);
-  const hourRows = await sql<Record<string, unknown>>`
-    select user_id, instrument, created_at / 3600000 as hour, count(*) as n from fills group by user_id, instrument, created_at / 3600000`.execute(db);
-  assert.deepEqual(norm(hourCounts.rows), norm(hourRows.rows), `fill hour counters (${label})`);
+  await assertOrdinalsMatchRows(store, label);
   // min/max of order combinations only widen: they bound every row of the combination.
   const outside = await sql<{ n: unknown }>`
     select count(*) as n from orders o join order_counts c on c.user_id = o.user_id and c.instrument = o.instrument
@@ -139,7 +133,7 @@ for (const dialect of DIALECTS) {
       if (ts) await ts.dispose();
     });
 
-    it('trigger-kept counters equal a GROUP BY of the rows after every projected chunk', { skip: !available }, async () => {
+    it('trigger-kept counters and fill ranks match the rows after every projected chunk', { skip: !available }, async () => {
       const own = await dialect.open();
       try {
         const h = generateHistory({ seed: 12, orders: 1000 });
@@ -210,49 +204,6 @@ for (const dialect of DIALECTS) {
         for (const id of before) assert.ok(seenSet.has(id), `fills ${label}: ${id} was skipped`);
       });
     }
-
-    it('windowed fill counts (whole hours from fill_hour_counts + edges) equal a count of the rows', { skip: !available }, async () => {
-      // A history spread over about two days, so windows cover whole hours and cut others.
-      const own = await dialect.open();
-      const store = own.store;
-      try {
-      const h = generateHistory({ seed: 13, orders: 1200, stepMs: 120_000 });
-      for (let i = 0; i < h.batches.length; i += 500) await store.projector.project(h.batches.slice(i, i + 500));
-      await assertCountersMatchRows(store, 'spread history');
-      const times = (await sql<{ t: unknown }>`select created_at as t from fills where user_id = ${USER}`.execute(store.db)).rows.map((r) => Number(r.t));
-      assert.ok((Math.max(...times) - Math.min(...times)) / 3_600_000 > 24, 'fills span more than a day');
-      const lo = Math.min(...times);
-      const hi = Math.max(...times);
-      const r = mulberry32(7);
-      const at = () => Math.floor(lo - 3_600_000 + r() * (hi - lo + 7_200_000));
-      const brute = async (instruments: string[] | undefined, a: number | undefined, b: number | undefined) => {
-        let q = store.db.selectFrom('fills').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', USER);
-        if (instruments) q = q.where('instrument', 'in', instruments);
-        if (a !== undefined) q = q.where('created_at', '>=', a);
-        if (b !== undefined) q = q.where('created_at', '<', b);
-        return Number((await q.executeTakeFirstOrThrow()).n);
-      };
-      const cases: Array<[string[] | undefined, number | undefined, number | undefined]> = [
-        [undefined, undefined, undefined], [undefined, lo, undefined], [undefined, undefined, hi + 1],
-        [['BTCUSDT'], lo + 1, lo + 2], // inside one hour
-        [undefined, Math.ceil(lo / 3_600_000) * 3_600_000, Math.floor(hi / 3_600_000) * 3_600_000], // hour-aligned
-      ];
-      for (let i = 0; i < 60; i++) {
-        const [x, y] = [at(), at()].sort((p, q) => p - q);
-        const inst = r() < 0.5 ? undefined : [INSTRUMENTS[Math.floor(r() * INSTRUMENTS.length)]!];
-        cases.push([inst, r() < 0.1 ? undefined : x, r() < 0.1 ? undefined : y]);
-      }
-      let nonEmpty = 0;
-      for (const [inst, a, b] of cases) {
-        const want = await brute(inst, a, b);
-        if (want > 0) nonEmpty++;
-        assert.equal(await windowedFillCount(store.db, USER, inst, a, b), want, `instruments ${inst?.join(',') ?? 'all'}, [${a}, ${b})`);
-      }
-      assert.ok(nonEmpty > 30, 'the windows select fills');
-      } finally {
-        await own.dispose();
-      }
-    });
 
     it('a carried count is not trusted when edited or replayed with another filter', { skip: !available }, async () => {
       const windowed: OrderFilter = { after: T0 + 500, limit: 20 };
