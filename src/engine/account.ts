@@ -26,6 +26,7 @@ export interface Position {
 
 /** Open-order volume per instrument, kept exact at 1e-16 (Σ remaining × price) so it never drifts. */
 export interface OpenVolume {
+  instrument: string;
   buyRaw: bigint;
   sellRaw: bigint;
 }
@@ -53,7 +54,7 @@ export function newAccount(userId: number): Account {
 export function openVolumeOf(acc: Account, instrument: string): OpenVolume {
   let v = acc.openVolume.get(instrument);
   if (v === undefined) {
-    v = { buyRaw: 0n, sellRaw: 0n };
+    v = { instrument, buyRaw: 0n, sellRaw: 0n };
     acc.openVolume.set(instrument, v);
   }
   return v;
@@ -64,21 +65,41 @@ function ceilDiv(a: bigint, b: bigint): bigint {
   return (a + b - 1n) / b;
 }
 
-/** Margin reserved by one instrument's position and open orders. */
-export function instrumentLock(pos: Position | undefined, vol: OpenVolume | undefined, leverage: number, extraBuy = 0n, extraSell = 0n): {
+/** Leverages 0..300 as bigints, made once (BigInt(n) allocates on every call). */
+const LEVERAGE_N = Array.from({ length: 301 }, (_, i) => BigInt(i));
+const bigLeverage = (leverage: number): bigint => LEVERAGE_N[leverage] ?? BigInt(leverage);
+
+function initialMargin(pos: Position | undefined, lev: bigint): Money {
+  return pos !== undefined && pos.qty !== 0 ? ceilDiv(pos.cost, lev) : 0n;
+}
+
+/** lock = max(IM + same/lev, |IM − opposite/lev|), same/opposite = open volume on the position's side / the other. */
+function lockFrom(im: Money, sameVolume: Money, oppositeVolume: Money, lev: bigint): Money {
+  const a = im + ceilDiv(sameVolume, lev);
+  const d = im - ceilDiv(oppositeVolume, lev);
+  const b = d < 0n ? -d : d;
+  return a > b ? a : b;
+}
+
+/** Margin reserved by one instrument's position and open orders, with its parts (balance views). */
+export function instrumentLock(pos: Position | undefined, vol: OpenVolume | undefined, leverage: number): {
   im: Money; lock: Money; buyVolume: Money; sellVolume: Money;
 } {
-  const lev = BigInt(leverage);
-  const buyVolume = ceilDiv((vol?.buyRaw ?? 0n) + extraBuy, SCALE_N);
-  const sellVolume = ceilDiv((vol?.sellRaw ?? 0n) + extraSell, SCALE_N);
-  const im = pos && pos.qty !== 0 ? ceilDiv(pos.cost, lev) : 0n;
-  const long = !pos || pos.qty >= 0;
-  const same = ceilDiv(long ? buyVolume : sellVolume, lev);
-  const opposite = ceilDiv(long ? sellVolume : buyVolume, lev);
-  const a = im + same;
-  const d = im - opposite;
-  const b = d < 0n ? -d : d;
-  return { im, lock: a > b ? a : b, buyVolume, sellVolume };
+  const lev = bigLeverage(leverage);
+  const buyVolume = ceilDiv(vol?.buyRaw ?? 0n, SCALE_N);
+  const sellVolume = ceilDiv(vol?.sellRaw ?? 0n, SCALE_N);
+  const im = initialMargin(pos, lev);
+  const long = pos === undefined || pos.qty >= 0;
+  return { im, lock: lockFrom(im, long ? buyVolume : sellVolume, long ? sellVolume : buyVolume, lev), buyVolume, sellVolume };
+}
+
+/** The lock alone, from raw open volume (1e-16 units): every order's margin check runs it, so no parts object. */
+export function lockOf(pos: Position | undefined, buyRaw: bigint, sellRaw: bigint, leverage: number): Money {
+  const lev = bigLeverage(leverage);
+  const buyVolume = ceilDiv(buyRaw, SCALE_N);
+  const sellVolume = ceilDiv(sellRaw, SCALE_N);
+  const long = pos === undefined || pos.qty >= 0;
+  return lockFrom(initialMargin(pos, lev), long ? buyVolume : sellVolume, long ? sellVolume : buyVolume, lev);
 }
 
 /** Unrealized PnL of a position at `mark`. */

@@ -18,7 +18,7 @@ import {
 import { SIDES, TPSL_TYPES, type FillRole, type OrderGroup, type Side, type TimeInForce, type TradingState } from '../domain/enums.js';
 import type { InstrumentConfig } from '../domain/instrument.js';
 import { dayNumber, isOrderIdV2, ORDER_ID_EPOCH_MS, orderIdDay, orderIdDigits, systemOrderId } from '../domain/order-id.js';
-import { instrumentLock, newAccount, openVolumeOf, unrealizedPnL, type Account, type Position } from './account.js';
+import { instrumentLock, lockOf, newAccount, openVolumeOf, unrealizedPnL, type Account, type Position } from './account.js';
 import type { EngineSnapshot, ExchangeEngine } from './api.js';
 import type { Command, PlaceOrderInput, ReplaceInput, TpSlInput } from './commands.js';
 import { fundingPayments, fundingRate, MAX_FUNDING_INTERVAL_MS, premiumSample } from './funding.js';
@@ -435,28 +435,30 @@ export class Engine implements ExchangeEngine {
 
   /**
    * Available balance per the wire contract: balance − pending withdrawals + Σ min(0, uPnL at mark) − Σ lock.
-   * `extra` adds open-order volume (exact, 1e-16 units) on one side of one instrument and may override that
+   * The extra arguments add open-order volume (exact, 1e-16 units) on one instrument and override that
    * instrument's leverage: used to test an order or a leverage change before accepting it.
    */
-  private available(acc: Account, extra?: { instrument: string; buyRaw: bigint; sellRaw: bigint; leverage: number }): Money {
+  private available(acc: Account, extraInstrument: string | null = null, extraBuyRaw = 0n, extraSellRaw = 0n, extraLeverage = 1): Money {
     let total = acc.balance - acc.pendingWithdrawals;
-    // An instrument the user has no orders/position on yet has no openVolume entry: count the extra volume
-    // here rather than creating the entry (a refused command must not change state).
-    if (extra && !acc.openVolume.has(extra.instrument)) {
-      total -= instrumentLock(acc.positions.get(extra.instrument), undefined, extra.leverage, extra.buyRaw, extra.sellRaw).lock;
-    }
-    for (const [instrument, vol] of acc.openVolume) {
+    let sawExtra = false;
+    for (const vol of acc.openVolume.values()) {
+      const instrument = vol.instrument;
       const pos = acc.positions.get(instrument);
-      const isExtra = extra !== undefined && extra.instrument === instrument;
-      const lev = isExtra ? extra.leverage : acc.leverage.get(instrument) ?? 1;
-      const { lock } = instrumentLock(pos, vol, lev, isExtra ? extra.buyRaw : 0n, isExtra ? extra.sellRaw : 0n);
-      total -= lock;
+      if (instrument === extraInstrument) {
+        sawExtra = true;
+        total -= lockOf(pos, vol.buyRaw + extraBuyRaw, vol.sellRaw + extraSellRaw, extraLeverage);
+      } else {
+        total -= lockOf(pos, vol.buyRaw, vol.sellRaw, acc.leverage.get(instrument) ?? 1);
+      }
       if (pos !== undefined && pos.qty !== 0) {
         const m = this.s.markets.get(instrument);
         const u = unrealizedPnL(pos, m ? m.valuationPrice : null);
         if (u < 0n) total += u;
       }
     }
+    // An instrument the user has no orders/position on yet has no openVolume entry: count the extra volume
+    // here rather than creating the entry (a refused command must not change state).
+    if (extraInstrument !== null && !sawExtra) total -= lockOf(acc.positions.get(extraInstrument), extraBuyRaw, extraSellRaw, extraLeverage);
     return total;
   }
 
@@ -656,10 +658,10 @@ export class Engine implements ExchangeEngine {
     if (!reduceOnly) {
       const volumeRaw = byCash ? BigInt(o.cashQuantity) * SCALE_N : BigInt(o.quantity) * BigInt(o.limitPrice);
       const leverage = o.leverage;
-      const extra = { instrument: m.id, buyRaw: o.isBid ? volumeRaw : 0n, sellRaw: o.isBid ? 0n : volumeRaw, leverage };
       const increases = !this.reduces(acc, m.id, o.side, requestedQty);
       const fee = increases ? applyRateCeil((volumeRaw + SCALE_N - 1n) / SCALE_N, r.takerFee > r.makerFee ? r.takerFee : r.makerFee) : 0n;
-      if (this.available(acc, extra) - fee < 0n) return this.reject(o, 'Insufficient available balance');
+      const available = this.available(acc, m.id, o.isBid ? volumeRaw : 0n, o.isBid ? 0n : volumeRaw, leverage);
+      if (available - fee < 0n) return this.reject(o, 'Insufficient available balance');
       if (increases) {
         const cap = notionalCap(r, leverage);
         if (cap !== null) {
@@ -1110,8 +1112,7 @@ export class Engine implements ExchangeEngine {
     }
     if (newRaw > oldRaw) {
       const delta = newRaw - oldRaw;
-      const extra = { instrument: m.id, buyRaw: o.isBid ? delta : 0n, sellRaw: o.isBid ? 0n : delta, leverage: acc.leverage.get(m.id) ?? 1 };
-      if (this.available(acc, extra) < 0n) return fail(422, 'INSUFFICIENT_BALANCE', 'Insufficient available balance');
+      if (this.available(acc, m.id, o.isBid ? delta : 0n, o.isBid ? 0n : delta, acc.leverage.get(m.id) ?? 1) < 0n) return fail(422, 'INSUFFICIENT_BALANCE', 'Insufficient available balance');
     }
     if (input.smp !== undefined && input.smp !== null) {
       o.smp = input.smp.smp === true;
@@ -1207,8 +1208,7 @@ export class Engine implements ExchangeEngine {
     const acc = this.accountOf(userId);
     const pos = acc.positions.get(instrument);
     if ((acc.leverage.get(instrument) ?? 1) !== leverage) {
-      const extra = { instrument, buyRaw: 0n, sellRaw: 0n, leverage };
-      if (this.available(acc, extra) < 0n) return fail(422, 'INSUFFICIENT_BALANCE', `Insufficient available balance for ${leverage}x leverage`);
+      if (this.available(acc, instrument, 0n, 0n, leverage) < 0n) return fail(422, 'INSUFFICIENT_BALANCE', `Insufficient available balance for ${leverage}x leverage`);
       const cap = notionalCap(m.rules, leverage);
       if (cap !== null && pos && pos.cost > cap) return fail(422, 'LEVERAGE_LIMIT', `Position size exceeds the maximum for ${leverage}x leverage`);
       acc.leverage.set(instrument, leverage);

@@ -155,7 +155,7 @@ export function restoreState(raw: unknown, seq: number): EngineState {
     acc.updatedAt = a.updatedAt;
     for (const [k, v] of a.leverage) acc.leverage.set(k, v);
     for (const [k, v] of a.usedIds) orderIds.retire(a.userId, k, v);
-    for (const [k, b, s] of a.openVolume) acc.openVolume.set(k, { buyRaw: BigInt(b), sellRaw: BigInt(s) });
+    for (const [k, b, s] of a.openVolume) acc.openVolume.set(k, { instrument: k, buyRaw: BigInt(b), sellRaw: BigInt(s) });
     for (const p of a.positions) {
       acc.positions.set(p.instrument, {
         id: p.id, instrument: p.instrument, qty: p.qty, side: p.side, cost: BigInt(p.cost), realizedPnL: BigInt(p.realizedPnL),
