@@ -14,7 +14,7 @@ import { OrderState } from './order.js';
 import type { BookSide } from './order-book.js';
 import type { EngineState, TransferState } from './state.js';
 import type { TpSlState } from './tpsl.js';
-import { OrderIdIndex } from './order-id-index.js';
+import { OrderIdIndex, USED_ID_WORDS } from './order-id-index.js';
 import { orderIdDay } from '../domain/order-id.js';
 
 type OrderJson = [
@@ -32,7 +32,11 @@ interface PositionJson {
 
 interface AccountJson {
   userId: number; balance: string; pendingWithdrawals: string; marginCall: boolean; updatedAt: number;
-  leverage: Array<[string, number]>; usedIds: Array<[string, number]>; openVolume: Array<[string, string, string]>;
+  leverage: Array<[string, number]>;
+  /** Used order ids, OrderIdIndex.usedByUser's flat numbers (5 per id). Older snapshots hold `usedIds` as [key, day] pairs. */
+  usedIdWords?: number[];
+  usedIds?: Array<[string, number]>;
+  openVolume: Array<[string, string, string]>;
   positions: PositionJson[];
 }
 
@@ -119,7 +123,7 @@ export function serializeState(s: EngineState): StateJson {
     .sort((a, b) => a.userId - b.userId)
     .map((a) => ({
       userId: a.userId, balance: a.balance.toString(), pendingWithdrawals: a.pendingWithdrawals.toString(), marginCall: a.marginCall,
-      updatedAt: a.updatedAt, leverage: [...a.leverage], usedIds: usedIds.get(a.userId) ?? [],
+      updatedAt: a.updatedAt, leverage: [...a.leverage], usedIdWords: usedIds.get(a.userId) ?? [],
       openVolume: [...a.openVolume].map(([k, v]) => [k, v.buyRaw.toString(), v.sellRaw.toString()] as [string, string, string]),
       positions: [...a.positions.values()].map(positionJson),
     }));
@@ -144,7 +148,7 @@ export function restoreState(raw: unknown, seq: number): EngineState {
   const j = raw as StateJson;
   const accounts = new Map<number, ReturnType<typeof newAccount>>();
   let idCount = 0;
-  for (const a of j.accounts) idCount += a.usedIds.length;
+  for (const a of j.accounts) idCount += (a.usedIdWords?.length ?? 0) / USED_ID_WORDS + (a.usedIds?.length ?? 0);
   for (const mj of j.markets) idCount += mj.bids.length + mj.asks.length + mj.stops.length;
   const orderIds = new OrderIdIndex<OrderState>(idCount);
   for (const a of j.accounts) {
@@ -154,7 +158,8 @@ export function restoreState(raw: unknown, seq: number): EngineState {
     acc.marginCall = a.marginCall;
     acc.updatedAt = a.updatedAt;
     for (const [k, v] of a.leverage) acc.leverage.set(k, v);
-    for (const [k, v] of a.usedIds) orderIds.retire(a.userId, k, v);
+    if (a.usedIdWords) orderIds.restoreUsed(a.userId, a.usedIdWords);
+    for (const [k, v] of a.usedIds ?? []) orderIds.retire(a.userId, k, v);
     for (const [k, b, s] of a.openVolume) acc.openVolume.set(k, { instrument: k, buyRaw: BigInt(b), sellRaw: BigInt(s) });
     for (const p of a.positions) {
       acc.positions.set(p.instrument, {

@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { OrderIdIndex } from '../../src/engine/order-id-index.js';
+import { OrderIdIndex, USED_ID_WORDS } from '../../src/engine/order-id-index.js';
+
+const hex = (w: number, digits: number) => w.toString(16).padStart(digits, '0');
 
 const hexKey = fc.stringMatching(/^[0-9a-f]{26}$/);
 const op = fc.record({
@@ -53,15 +55,22 @@ describe('OrderIdIndex', () => {
         index.prune(pruneBefore);
         for (const [k, v] of model) if (v.live === null && v.day < pruneBefore) model.delete(k);
         check();
-        // The listing holds exactly the used ids, sorted by key within each user.
+        // The listing holds exactly the used ids, sorted by key within each user; restoring it gives them back.
         const listed: string[] = [];
-        for (const [user, list] of index.usedByUser()) {
-          const keys = list.map(([key]) => key);
+        const restored = new OrderIdIndex<string>();
+        for (const [user, flat] of index.usedByUser()) {
+          const keys: string[] = [];
+          for (let k = 0; k < flat.length; k += USED_ID_WORDS) {
+            const key = hex(flat[k], 7) + hex(flat[k + 1], 7) + hex(flat[k + 2], 6) + hex(flat[k + 3], 6);
+            keys.push(key);
+            listed.push(`${user}/${key}=${flat[k + 4]}`);
+          }
           assert.deepEqual(keys, [...keys].sort());
-          for (const [key, day] of list) listed.push(`${user}/${key}=${day}`);
+          restored.restoreUsed(user, flat);
         }
         const expected = [...model].filter(([, v]) => v.live === null).map(([k, v]) => `${k}=${v.day}`);
         assert.deepEqual(listed.sort(), expected.sort());
+        assert.deepEqual(restored.usedByUser(), index.usedByUser());
       }),
       { numRuns: 60 },
     );
