@@ -33,11 +33,6 @@ function word(text: string, from: number, to: number): number {
   return w;
 }
 
-/** `w` as exactly `digits` lower-case hex digits (a leading 1 digit keeps the zeros, then goes). */
-function hex(w: number, digits: number): string {
-  return (w + 16 ** digits).toString(16).slice(1);
-}
-
 function slotsFor(entries: number): number {
   let slots = MIN_SLOTS;
   while (slots * MAX_LOAD < entries * 1.5) slots *= 2;
@@ -153,18 +148,27 @@ export class OrderIdIndex<T> {
     return out;
   }
 
-  /** Restores used ids listed by usedByUser (a snapshot). */
+  /** Restores used ids listed by usedByUser (a snapshot), straight from their words. */
   restoreUsed(userId: number, flat: readonly number[]): void {
+    this.lastUser = 0; // the words set below are not the remembered lookup's
     for (let k = 0; k + USED_ID_WORDS <= flat.length; k += USED_ID_WORDS) {
-      this.retire(userId, hex(flat[k], 7) + hex(flat[k + 1], 7) + hex(flat[k + 2], 6) + hex(flat[k + 3], 6), flat[k + 4]);
+      this.w0 = flat[k];
+      this.w1 = flat[k + 1];
+      this.w2 = flat[k + 2];
+      this.w3 = flat[k + 3];
+      const found = this.probeWords(userId);
+      if (found < 0) this.insert(-found - 1, userId, flat[k + 4]);
     }
   }
 
   /** Slot of the id, inserted (as used, with `day`) when absent. */
   private entry(userId: number, text: string, day: number): number {
     const found = this.find(userId, text);
-    if (found >= 0) return found;
-    let i = -found - 1;
+    return found >= 0 ? found : this.insert(-found - 1, userId, day);
+  }
+
+  /** Writes the id in w0..w3 as used into the free slot `i`; returns its slot (it moves when the table grows). */
+  private insert(i: number, userId: number, day: number): number {
     const t = this.table;
     t[i] = userId;
     t[i + 1] = this.w0;
@@ -173,11 +177,9 @@ export class OrderIdIndex<T> {
     t[i + 4] = this.w3;
     t[i + 5] = day;
     t[i + 6] = 0;
-    if (++this.count > (this.mask + 1) * MAX_LOAD) {
-      this.rebuild((this.mask + 1) * 2, -Infinity);
-      i = this.find(userId, text);
-    }
-    return i;
+    if (++this.count <= (this.mask + 1) * MAX_LOAD) return i;
+    this.rebuild((this.mask + 1) * 2, -Infinity);
+    return this.probeWords(userId);
   }
 
   /** Slot offset of the entry (≥ 0), or −(free slot offset) − 1 where it would go. Leaves the key words in w0..w3. */
@@ -197,10 +199,16 @@ export class OrderIdIndex<T> {
   private probe(userId: number, text: string): number {
     const at = text.length - KEY_HEX_DIGITS;
     if (at !== 0 && at !== 6) throw new Error(`not an order id: ${text}`);
-    const w0 = (this.w0 = word(text, at, at + 7));
-    const w1 = (this.w1 = word(text, at + 7, at + 14));
-    const w2 = (this.w2 = word(text, at + 14, at + 20));
-    const w3 = (this.w3 = word(text, at + 20, at + 26));
+    this.w0 = word(text, at, at + 7);
+    this.w1 = word(text, at + 7, at + 14);
+    this.w2 = word(text, at + 14, at + 20);
+    this.w3 = word(text, at + 20, at + 26);
+    return this.probeWords(userId);
+  }
+
+  /** Slot offset of the id in w0..w3 (≥ 0), or −(free slot offset) − 1 where it would go. */
+  private probeWords(userId: number): number {
+    const { w0, w1, w2, w3 } = this;
     const t = this.table;
     const mask = this.mask;
     let slot = OrderIdIndex.hash(userId, w0, w1, w2, w3) & mask;

@@ -80,17 +80,22 @@ export function createExchangeMetrics(src: MetricsSources): ExchangeMetrics {
       this.set(src.realtime().subscriptions);
     },
   });
+  /** Each instrument's book sides over the best DEPTH_LEVELS levels, for the two book gauges. */
+  function* bookSides(): Generator<[instrument: string, side: 'bid' | 'ask', levels: Array<{ quantity: number }>]> {
+    for (const c of src.engine.instrumentConfigs()) {
+      const d = src.engine.depth(c.id, DEPTH_LEVELS, 0);
+      if (!d) continue;
+      yield [c.id, 'bid', d.bids];
+      yield [c.id, 'ask', d.asks];
+    }
+  }
   new Gauge({
     name: 'perpx_book_depth', help: `Resting quantity in the order book (base units), by instrument and side, over the best ${DEPTH_LEVELS} levels`,
     labelNames: ['instrument', 'side'] as const, registers: [registry],
     collect() {
       this.reset();
-      for (const c of src.engine.instrumentConfigs()) {
-        const d = src.engine.depth(c.id, DEPTH_LEVELS, 0);
-        if (!d) continue;
-        const sum = (levels: Array<{ quantity: number }>) => toWireNumber(levels.reduce((s, l) => s + l.quantity, 0));
-        this.set({ instrument: c.id, side: 'bid' }, sum(d.bids));
-        this.set({ instrument: c.id, side: 'ask' }, sum(d.asks));
+      for (const [instrument, side, levels] of bookSides()) {
+        this.set({ instrument, side }, toWireNumber(levels.reduce((sum, l) => sum + l.quantity, 0)));
       }
     },
   });
@@ -99,12 +104,7 @@ export function createExchangeMetrics(src: MetricsSources): ExchangeMetrics {
     labelNames: ['instrument', 'side'] as const, registers: [registry],
     collect() {
       this.reset();
-      for (const c of src.engine.instrumentConfigs()) {
-        const d = src.engine.depth(c.id, DEPTH_LEVELS, 0);
-        if (!d) continue;
-        this.set({ instrument: c.id, side: 'bid' }, d.bids.length);
-        this.set({ instrument: c.id, side: 'ask' }, d.asks.length);
-      }
+      for (const [instrument, side, levels] of bookSides()) this.set({ instrument, side }, levels.length);
     },
   });
   new Gauge({

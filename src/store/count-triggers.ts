@@ -1,6 +1,6 @@
 /**
  * Exact per-user row counters for the two big history tables, kept by database triggers.
- * (`fill_counts` is history: migration 0006 replaced it with per-fill ordinals, fill-ordinals.ts.)
+ * (`fill_counts` is history: migration 0006 replaced it with per-fill ordinals, row-ordinals.ts.)
  *
  * `order_counts` has one row per (user, instrument, status, side, type, group, triggered) combination
  * and `fill_counts` one per (user, instrument): `n` rows, the [min, max] created_at they span, and a

@@ -101,20 +101,11 @@ export class Projector {
       // One writer at a time on PostgreSQL (SQLite transactions already serialize writers).
       if (this.kind === 'postgres') meta = meta.forUpdate();
       const row = await meta.executeTakeFirst();
-      let last = row ? toNum(row.last_seq) : 0;
       const pending = new PendingWrites();
-      let applied = 0;
-      let skipped = 0;
-      for (const batch of batches) {
-        if (batch.seq <= last) {
-          skipped++;
-          continue;
-        }
-        const fold = foldBatch(pending, batch);
-        for (let r = fold.next(); !r.done; ) r = fold.next(await this.read(trx, r.value));
-        last = batch.seq;
-        applied++;
-      }
+      const fold = foldNewBatches(pending, batches, row ? toNum(row.last_seq) : 0);
+      let r = fold.next();
+      while (!r.done) r = fold.next(await this.read(trx, r.value));
+      const { applied, skipped, last } = r.value;
       if (applied === 0) return { applied, skipped, rows: 0, lastSeq: last };
       const rows = await this.write(trx, pending);
       await trx.updateTable('projector_meta').set({ last_seq: last }).where('id', '=', 1).execute();
@@ -240,20 +231,11 @@ class SqliteProjectionWriter {
   }
 
   private projectInTransaction(batches: readonly EventBatch[]): ProjectResult {
-    let last = this.lastSeq();
     const pending = new PendingWrites();
-    let applied = 0;
-    let skipped = 0;
-    for (const batch of batches) {
-      if (batch.seq <= last) {
-        skipped++;
-        continue;
-      }
-      const fold = foldBatch(pending, batch);
-      for (let r = fold.next(); !r.done; ) r = fold.next(this.read(r.value));
-      last = batch.seq;
-      applied++;
-    }
+    const fold = foldNewBatches(pending, batches, this.lastSeq());
+    let r = fold.next();
+    while (!r.done) r = fold.next(this.read(r.value));
+    const { applied, skipped, last } = r.value;
     if (applied === 0) return { applied, skipped, rows: 0, lastSeq: last };
     let rows = 0;
     for (const t of tableWrites(pending)) {
@@ -304,6 +286,27 @@ class SqliteProjectionWriter {
  * Folds one batch into `w`. A generator so that SQLite (synchronous reads) and PostgreSQL (async reads)
  * share it: it yields each read it needs and resumes with the answer.
  */
+/**
+ * Folds the batches not projected yet (seq > `last`) into `w`, yielding the reads the fold needs: the
+ * synchronous SQLite writer and the async (PostgreSQL) path answer them each in their own way.
+ */
+function* foldNewBatches(
+  w: PendingWrites, batches: readonly EventBatch[], last: number,
+): Generator<FoldRead, { applied: number; skipped: number; last: number }, PositionTrack | string | undefined> {
+  let applied = 0;
+  let skipped = 0;
+  for (const batch of batches) {
+    if (batch.seq <= last) {
+      skipped++;
+      continue;
+    }
+    yield* foldBatch(w, batch);
+    last = batch.seq;
+    applied++;
+  }
+  return { applied, skipped, last };
+}
+
 function* foldBatch(w: PendingWrites, batch: EventBatch): Generator<FoldRead, void, PositionTrack | string | undefined> {
   const { seq, events } = batch;
   // Which order's fill touched each user+instrument last in this batch (close type of a closing event).
