@@ -409,6 +409,11 @@ async function main(): Promise<void> {
       `${PRIVATE_CLIENTS} private clients @ ${PRIVATE_HZ} Hz, ${DURATION_MS / 1000} s per phase, node ${process.version}`,
   );
   const p = await phaseProtocol();
+  if (process.env.WS_BENCH_ONLY === 'protocol') {
+    // Profiling aid: the protocol phase alone (`WS_BENCH_ONLY=protocol node --cpu-prof ...`).
+    console.log(`delivered ${fmt(p.report.received / (p.report.windowMs / 1000))} msgs/s, p50 ${fmt(p.report.lat.p50, 2)} ms, p99 ${fmt(p.report.lat.p99, 2)} ms; ${p.extra}`);
+    return;
+  }
   await new Promise((r) => setTimeout(r, 500));
   const r = await phaseRaw();
   // Below target means the server's event loop was saturated and the publish timers ran late.

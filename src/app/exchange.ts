@@ -24,6 +24,7 @@ import { formatUnits, parseUnits } from '../domain/fixed.js';
 import type { ExchangeEngine } from '../engine/api.js';
 import { createEngine, restoreEngine } from '../engine/engine.js';
 import { FileSnapshotStore } from '../journal/file-snapshots.js';
+import { ThreadedSnapshotReplica } from '../sequencer/snapshot-replica.js';
 import { openSqliteJournal } from '../journal/sqlite-journal.js';
 import { openThreadedSqliteJournal } from '../journal/threaded-sqlite-journal.js';
 import { ExchangeChannels } from '../realtime/channels.js';
@@ -199,10 +200,18 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
 
     // ---- sequencer + bus ----
     const bus = new InProcessEventBroker({ logger: log.child({ module: 'event-bus' }) });
+    // The replica reads the same journal file and writes the same snapshot directory (after its own recovery).
+    let replica: ThreadedSnapshotReplica | undefined;
+    if (config.snapshotWriter === 'replica') {
+      const r = new ThreadedSnapshotReplica({ journalFile: join(dataDir, 'journal.db'), snapshotDir: join(dataDir, 'snapshots'), keep: 3 });
+      replica = r;
+      cleanups.push(() => r.close());
+    }
     const sequencer = new Sequencer({
       engine,
       journal,
       snapshots,
+      replica,
       bus,
       snapshotEveryCommands: config.snapshotEveryCommands,
       snapshotEveryMs: config.snapshotEveryMs,
@@ -403,6 +412,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
         // 5. Storage.
         cleanups.length = 0;
         await verifier.close();
+        await replica?.close();
         await snapshots.close();
         await journal.close();
         await threadedProjector?.close();

@@ -137,6 +137,14 @@ export async function verifyJournal(options: VerifyOptions): Promise<VerifyResul
 }
 
 /**
+ * Brings `engine` forward to `untilSeq` with the journal's entries after its seq (no progress reports):
+ * what a snapshot replica does between two snapshots. Returns the commands applied.
+ */
+export function replayJournal(engine: ExchangeEngine, reader: JournalReader, untilSeq: number): Promise<number> {
+  return replay(engine, reader, untilSeq, undefined, Number.MAX_SAFE_INTEGER);
+}
+
+/**
  * Applies entries up to `untilSeq` (inclusive), checking they are contiguous. Yields to the event loop
  * between progress reports so a CLI can redraw and a live server keeps serving during verification.
  */

@@ -17,6 +17,7 @@ import type { Command, CommandKind } from '../engine/commands.js';
 import type { CommandResult } from '../engine/records.js';
 import { JournalIntegrityError, serializeSnapshot, type CommandJournal, type SerializedSnapshot, type SnapshotStore } from '../journal/ports.js';
 import type { EventBroker } from './event-bus.js';
+import type { SnapshotReplica } from './snapshot-replica.js';
 import { newSequencerStats, type SequencerStats } from './stats.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -28,6 +29,11 @@ export interface SequencerOptions {
   engine: ExchangeEngine;
   journal: CommandJournal;
   snapshots?: SnapshotStore;
+  /**
+   * Takes the snapshots (all but the one on stop) off the event loop, from a replica that follows the
+   * journal and writes to the same store as `snapshots`. Without it they are captured on this thread.
+   */
+  replica?: SnapshotReplica;
   bus?: EventBroker;
   /** Epoch ms; injectable so tests drive time. Default Date.now. */
   clock?: () => number;
@@ -100,14 +106,20 @@ export class Sequencer {
 
   private lastSnapshotSeq: number;
   private lastSnapshotTs: number;
-  /** Captured, waiting for the journal to cover it (a snapshot must never be ahead of the journal). */
-  private snapshotWaiting: { snapshot: SerializedSnapshot; done: Array<(err?: Error) => void> } | undefined;
+  /**
+   * Due, waiting for the journal to cover it (a snapshot must never be ahead of the journal): captured
+   * already (`snapshot`), or to be taken by the replica at `seq`.
+   */
+  private snapshotWaiting: { seq: number; ts: number; snapshot?: SerializedSnapshot; done: Array<(err?: Error) => void> } | undefined;
   private snapshotSaving = false;
+  /** Dropped after a failure: snapshots are then captured on this thread again. */
+  private replica: SnapshotReplica | undefined;
 
   constructor(options: SequencerOptions) {
     this.engine = options.engine;
     this.journal = options.journal;
     this.snapshots = options.snapshots;
+    this.replica = options.snapshots ? options.replica : undefined;
     this.bus = options.bus;
     this.clock = options.clock ?? Date.now;
     this.flushDelayMs = options.flushDelayMs ?? 0;
@@ -201,7 +213,12 @@ export class Sequencer {
     if (!this.snapshots) throw new Error('no snapshot store configured');
     if (this.status === 'failed') throw this.failure ?? new SequencerStoppedError('sequencer failed');
     const seq = this.engine.seq;
-    await new Promise<void>((resolve, reject) => this.captureSnapshot(this.lastTs, (err) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) => {
+      const done = (err?: Error) => (err ? reject(err) : resolve());
+      // While stopping nothing else runs: capturing here is quicker than the replica catching up.
+      if (this.replica && this.status === 'running') this.requestSnapshot(seq, this.lastTs, done);
+      else this.captureSnapshot(this.lastTs, done);
+    });
     return seq;
   }
 
@@ -209,6 +226,7 @@ export class Sequencer {
   async stop(): Promise<void> {
     if (this.status === 'running') this.status = 'stopping';
     await this.whenDurable(this.engine.seq).catch(() => undefined);
+    await this.idleSnapshots(); // a replica snapshot in flight finishes first: one writer of the store at a time
     if (this.status === 'stopping' && this.snapshots && this.snapshotOnStop && this.engine.seq > this.lastSnapshotSeq) {
       await this.snapshotNow().catch((err: unknown) => this.log.error({ err }, 'final snapshot failed'));
     }
@@ -318,7 +336,17 @@ export class Sequencer {
     if (!this.snapshots) return;
     const byCount = this.snapshotEveryCommands > 0 && seq - this.lastSnapshotSeq >= this.snapshotEveryCommands;
     const byTime = this.snapshotEveryMs > 0 && ts - this.lastSnapshotTs >= this.snapshotEveryMs;
-    if (byCount || byTime) this.captureSnapshot(ts);
+    if (!byCount && !byTime) return;
+    if (this.replica) this.requestSnapshot(seq, ts);
+    else this.captureSnapshot(ts);
+  }
+
+  /** Due at `seq`: the replica takes it once the journal holds `seq` durably; nothing is captured here. */
+  private requestSnapshot(seq: number, ts: number, done?: (err?: Error) => void): void {
+    this.stats.snapshotsTaken++;
+    this.lastSnapshotSeq = seq;
+    this.lastSnapshotTs = ts;
+    this.queueSnapshot({ seq, ts }, done);
   }
 
   /** Captures synchronously (between two commands, so consistent); the write waits for the journal. */
@@ -337,25 +365,36 @@ export class Sequencer {
     this.stats.snapshotsTaken++;
     this.lastSnapshotSeq = snapshot.seq;
     this.lastSnapshotTs = ts;
+    this.queueSnapshot({ seq: snapshot.seq, ts, snapshot }, done);
+  }
+
+  private queueSnapshot(due: { seq: number; ts: number; snapshot?: SerializedSnapshot }, done?: (err?: Error) => void): void {
     // Only the newest waiting snapshot matters; an older one still waiting is superseded.
     const dones = this.snapshotWaiting?.done ?? [];
     if (done) dones.push(done);
-    this.snapshotWaiting = { snapshot, done: dones };
-    if (snapshot.seq > this.durableSeq) this.scheduleFlush();
+    this.snapshotWaiting = { ...due, done: dones };
+    if (due.seq > this.durableSeq) this.scheduleFlush();
     this.trySaveSnapshot();
   }
 
   private trySaveSnapshot(): void {
     const waiting = this.snapshotWaiting;
     if (!waiting || this.snapshotSaving || !this.snapshots) return;
-    if (waiting.snapshot.seq > this.durableSeq) return;
+    if (waiting.seq > this.durableSeq) return;
     this.snapshotWaiting = undefined;
     this.snapshotSaving = true;
-    this.snapshots.save(waiting.snapshot).then(
-      () => {
+    const { snapshot } = waiting;
+    const replica = this.replica;
+    const saved: Promise<Record<string, number>> = snapshot
+      ? this.snapshots.save(snapshot).then(() => ({ bytes: snapshot.json.length }))
+      : replica
+        ? replica.snapshotAt(waiting.seq, waiting.ts).then(({ bytes, replayed, ms }) => ({ bytes, replayed, replicaMs: ms }))
+        : Promise.reject(new Error('no snapshot replica'));
+    saved.then(
+      (info) => {
         this.stats.snapshotsSaved++;
-        this.stats.lastSnapshotSeq = waiting.snapshot.seq;
-        this.log.info({ seq: waiting.snapshot.seq, bytes: waiting.snapshot.json.length }, 'snapshot saved');
+        this.stats.lastSnapshotSeq = waiting.seq;
+        this.log.info({ seq: waiting.seq, ...info }, 'snapshot saved');
         this.snapshotSaving = false;
         for (const d of waiting.done) d();
         this.trySaveSnapshot();
@@ -363,7 +402,12 @@ export class Sequencer {
       (err: unknown) => {
         // Not fatal: the journal still has everything; recovery just replays more.
         this.stats.snapshotFailures++;
-        this.log.error({ err, seq: waiting.snapshot.seq }, 'snapshot save failed');
+        this.log.error({ err, seq: waiting.seq }, 'snapshot save failed');
+        if (!snapshot && this.replica === replica) {
+          // The replica is broken (or gone): later snapshots are captured on this thread again.
+          this.replica = undefined;
+          this.log.warn('snapshot replica disabled; capturing snapshots on the sequencer thread');
+        }
         this.snapshotSaving = false;
         const e = err instanceof Error ? err : new Error(String(err));
         for (const d of waiting.done) d(e);
@@ -373,7 +417,7 @@ export class Sequencer {
   }
 
   private async idleSnapshots(): Promise<void> {
-    while (this.snapshotSaving || (this.snapshotWaiting && this.snapshotWaiting.snapshot.seq <= this.durableSeq)) {
+    while (this.snapshotSaving || (this.snapshotWaiting && this.snapshotWaiting.seq <= this.durableSeq)) {
       await new Promise((r) => setTimeout(r, 1));
     }
   }
