@@ -275,6 +275,8 @@ interface PhaseResult {
   cpuMs: number;
   memPerConn: Mem;
   extra: string;
+  /** Websocket frames the server wrote during the window (one write per frame). */
+  frames: number;
 }
 
 /** Publishes books at BOOK_HZ and private channels at PRIVATE_HZ for DURATION_MS. */
@@ -324,12 +326,14 @@ async function phaseProtocol(): Promise<PhaseResult> {
   const { child, ready } = await startClients('protocol', url);
   await new Promise((r) => setTimeout(r, 1000));
   const mem1 = memory();
+  const frames0 = rt.stats.framesSent;
   child.send({ type: 'start' });
   const { published, expected, cpuMs } = await drive(
     (ch, d) => void rt.publish(ch, d),
     (i, d) => void rt.publish(`bench:order-${i}`, d),
   );
   child.send({ type: 'stop' });
+  const frames = rt.stats.framesSent - frames0;
   const report = await ask<Report>(child, { type: 'report' });
   const extra = `server: ${rt.stats.framesSent} frames for ${rt.stats.messagesSent} msgs, slow disconnects ${rt.stats.slowDisconnects}`;
   await rt.close();
@@ -343,6 +347,7 @@ async function phaseProtocol(): Promise<PhaseResult> {
     cpuMs,
     memPerConn: perConn(mem0, mem1, ready.opened),
     extra: extra + (ready.errors.length ? ` errors: ${ready.errors.join('; ')}` : ''),
+    frames,
   };
 }
 
@@ -365,14 +370,19 @@ async function phaseRaw(): Promise<PhaseResult> {
   const { child, ready } = await startClients('raw', url);
   await new Promise((r) => setTimeout(r, 1000));
   const mem1 = memory();
+  let frames = 0;
+  let counting = false;
   const broadcast = (ch: string, d: unknown) => {
     const set = byChannel.get(ch);
     if (!set) return;
     const buf = Buffer.from(JSON.stringify(d)); // encoded once, like the real server
     for (const ws of set) ws.send(buf, { binary: false });
+    if (counting) frames += set.size;
   };
   child.send({ type: 'start' });
+  counting = true;
   const { published, expected, cpuMs } = await drive(broadcast, (i, d) => broadcast(`bench:order-${i}`, d));
+  counting = false;
   child.send({ type: 'stop' });
   const report = await ask<Report>(child, { type: 'report' });
   for (const ws of wss.clients) ws.terminate();
@@ -388,6 +398,7 @@ async function phaseRaw(): Promise<PhaseResult> {
     cpuMs,
     memPerConn: perConn(mem0, mem1, ready.opened),
     extra: ready.errors.length ? `errors: ${ready.errors.join('; ')}` : '',
+    frames,
   };
 }
 
@@ -426,6 +437,8 @@ async function main(): Promise<void> {
     ['delivered msgs/s', fmt(rate(p)), fmt(rate(r)), fmt(rate(p) / rate(r), 2)],
     ['delivered / expected', fmt((100 * p.report.received) / p.expected, 1) + ' %', fmt((100 * r.report.received) / r.expected, 1) + ' %', ''],
     ['server CPU µs / msg', fmt((1000 * p.cpuMs) / p.report.received, 2), fmt((1000 * r.cpuMs) / r.report.received, 2), ''],
+    ['frames written / s (msgs per frame)', `${fmt(p.frames / (DURATION_MS / 1000))} (${fmt(p.report.received / Math.max(1, p.frames), 1)})`, `${fmt(r.frames / (DURATION_MS / 1000))} (1.0)`, ''],
+    ['server CPU µs / frame', fmt((1000 * p.cpuMs) / Math.max(1, p.frames), 2), fmt((1000 * r.cpuMs) / Math.max(1, r.frames), 2), ''],
     ['client CPU µs / msg', fmt((1000 * p.report.cpuMs) / p.report.received, 2), fmt((1000 * r.report.cpuMs) / r.report.received, 2), ''],
     ['latency p50 ms', fmt(p.report.lat.p50, 2), fmt(r.report.lat.p50, 2), fmt(p.report.lat.p50 / r.report.lat.p50, 2)],
     ['latency p99 ms', fmt(p.report.lat.p99, 2), fmt(r.report.lat.p99, 2), fmt(p.report.lat.p99 / r.report.lat.p99, 2)],
@@ -437,6 +450,14 @@ async function main(): Promise<void> {
   ];
   const widths = [0, 1, 2, 3].map((c) => Math.max(...rows.map((row) => row[c].length)));
   for (const row of rows) console.log(row.map((cell, c) => cell.padEnd(widths[c])).join(' | '));
+  // The write floor: every frame is one socket write (a syscall that also runs the loopback receive path).
+  // One core writing each of the book connections once, at the raw server's CPU per frame, needs this long;
+  // a message waits for its connection's next write, so with every message delivered p99 cannot go below it.
+  const rawFrameUs = (1000 * r.cpuMs) / Math.max(1, r.frames);
+  console.log(
+    `write floor: ${fmt(rawFrameUs, 2)} µs CPU per frame (raw phase) × ${fmt(BOOK_CLIENTS)} book connections = ` +
+      `${fmt((rawFrameUs * BOOK_CLIENTS) / 1000, 1)} ms for one core to write each book connection once`,
+  );
   if (p.report.centrifuge) {
     const c = p.report.centrifuge;
     console.log(`real centrifuge client on ${BOOKS[0]}: ${fmt(c.received)} publications, p50 ${fmt(c.p50, 2)} ms, p99 ${fmt(c.p99, 2)} ms`);
