@@ -28,18 +28,24 @@ interface InFlight {
 
 /** The SQLite-journal replica: a worker thread reading the journal file through a read-only connection. */
 export class ThreadedSnapshotReplica implements SnapshotReplica {
-  private readonly worker: Worker;
+  /** Started with the first snapshot: loading the engine on another thread would compete with start-up. */
+  private worker: Worker | undefined;
   private readonly inFlight = new Map<number, InFlight>();
   private nextId = 1;
   private failure: Error | undefined;
   private closing: Promise<void> | undefined;
 
-  constructor(init: ReplicaInit) {
-    this.worker = startSiblingWorker(import.meta.url, 'snapshot-replica-worker', init);
-    this.worker.unref(); // idle, it must not keep the process alive; ref'd while a snapshot is in flight
-    this.worker.on('message', (reply: ReplicaReply) => this.onReply(reply));
-    this.worker.on('error', (err) => this.fail(err));
-    this.worker.on('exit', (code) => this.fail(new Error(`snapshot replica thread exited with code ${code}`)));
+  constructor(private readonly init: ReplicaInit) {}
+
+  private started(): Worker {
+    if (this.worker) return this.worker;
+    const worker = startSiblingWorker(import.meta.url, 'snapshot-replica-worker', this.init);
+    worker.unref(); // idle, it must not keep the process alive; ref'd while a snapshot is in flight
+    worker.on('message', (reply: ReplicaReply) => this.onReply(reply));
+    worker.on('error', (err) => this.fail(err));
+    worker.on('exit', (code) => this.fail(new Error(`snapshot replica thread exited with code ${code}`)));
+    this.worker = worker;
+    return worker;
   }
 
   snapshotAt(seq: number, ts: number): Promise<ReplicaSnapshotResult> {
@@ -50,6 +56,7 @@ export class ThreadedSnapshotReplica implements SnapshotReplica {
 
   close(): Promise<void> {
     this.closing ??= (async () => {
+      if (!this.worker) return;
       if (!this.failure) await this.send({ kind: 'close', id: this.nextId++ }).catch(() => undefined);
       this.failure ??= new Error('snapshot replica is closed');
       await this.worker.terminate();
@@ -58,10 +65,11 @@ export class ThreadedSnapshotReplica implements SnapshotReplica {
   }
 
   private send(req: ReplicaRequest): Promise<ReplicaSnapshotResult> {
+    const worker = this.started();
     return new Promise((resolve, reject) => {
       this.inFlight.set(req.id, { resolve, reject });
-      if (this.inFlight.size === 1) this.worker.ref();
-      this.worker.postMessage(req);
+      if (this.inFlight.size === 1) worker.ref();
+      worker.postMessage(req);
     });
   }
 
@@ -69,7 +77,7 @@ export class ThreadedSnapshotReplica implements SnapshotReplica {
     const f = this.inFlight.get(reply.id);
     if (!f) return;
     this.inFlight.delete(reply.id);
-    if (this.inFlight.size === 0) this.worker.unref();
+    if (this.inFlight.size === 0) this.worker?.unref();
     if (reply.ok) f.resolve({ seq: reply.seq ?? 0, bytes: reply.bytes ?? 0, replayed: reply.replayed ?? 0, ms: reply.ms ?? 0 });
     else f.reject(new Error(reply.message));
   }
