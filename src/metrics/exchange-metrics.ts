@@ -60,6 +60,7 @@ export function createExchangeMetrics(src: MetricsSources): ExchangeMetrics {
   new StatsHistogram('perpx_command_latency_seconds', 'Command latency from submit to durable acknowledgment (apply + journal group commit)', () => stats.ackLatency).register(registry);
   new StatsHistogram('perpx_journal_fsync_seconds', 'Journal group-commit flush (one transaction + fsync)', () => stats.flushLatency).register(registry);
   new StatsHistogram('perpx_snapshot_capture_seconds', 'Engine snapshot capture (blocks the sequencer)', () => stats.snapshotCaptureLatency).register(registry);
+  new StatsHistogram('perpx_snapshot_replica_seconds', 'Engine snapshot taken by the replica thread: journal catch-up + serialization + write (does not block the sequencer)', () => stats.snapshotReplicaLatency).register(registry);
   statsCounter('perpx_journal_flushed_commands_total', 'Commands made durable (divide by flushes for the group-commit size)', () => stats.flushedCommands);
   statsCounter('perpx_journal_flushes_total', 'Journal group commits', () => stats.flushes);
   new Gauge({

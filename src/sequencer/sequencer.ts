@@ -388,7 +388,10 @@ export class Sequencer {
     const saved: Promise<Record<string, number>> = snapshot
       ? this.snapshots.save(snapshot).then(() => ({ bytes: snapshot.json.length }))
       : replica
-        ? replica.snapshotAt(waiting.seq, waiting.ts).then(({ bytes, replayed, ms }) => ({ bytes, replayed, replicaMs: ms }))
+        ? replica.snapshotAt(waiting.seq, waiting.ts).then(({ bytes, replayed, ms }) => {
+          this.stats.snapshotReplicaLatency.observe(ms / 1000);
+          return { bytes, replayed, replicaMs: ms };
+        })
         : Promise.reject(new Error('no snapshot replica'));
     saved.then(
       (info) => {

@@ -62,6 +62,8 @@ export interface SequencerStats {
   snapshotFailures: number;
   /** Duration of engine.snapshot() + serialization, which blocks the sequencer. */
   snapshotCaptureLatency: LatencyHistogram;
+  /** Snapshots taken by the replica thread: catch-up + serialization + write (the sequencer keeps running). */
+  snapshotReplicaLatency: LatencyHistogram;
   lastSnapshotSeq: number;
 }
 
@@ -78,6 +80,7 @@ export function newSequencerStats(): SequencerStats {
     snapshotsSaved: 0,
     snapshotFailures: 0,
     snapshotCaptureLatency: new LatencyHistogram(),
+    snapshotReplicaLatency: new LatencyHistogram(),
     lastSnapshotSeq: 0,
   };
 }

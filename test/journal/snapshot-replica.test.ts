@@ -70,6 +70,7 @@ test('replica snapshots: each stored snapshot is the state a clean replay reache
     await journal.close();
 
     assert.equal(seq.stats.snapshotCaptureLatency.count, 0, 'no snapshot was captured on the sequencer thread');
+    assert.ok(seq.stats.snapshotReplicaLatency.count >= 4, 'the replica took them');
     assert.equal(seq.stats.snapshotFailures, 0);
     const stored = (await snapshots.list()).map((s) => s.seq);
     assert.ok(stored.length >= 4, `snapshots at ${stored.join(', ')}`);
