@@ -335,6 +335,8 @@ export class Sequencer {
   private maybeSnapshot(seq: number, ts: number): void {
     if (!this.snapshots) return;
     const byCount = this.snapshotEveryCommands > 0 && seq - this.lastSnapshotSeq >= this.snapshotEveryCommands;
+    // An empty journal has no time yet: the interval starts at the first command, not at 1970.
+    if (this.lastSnapshotTs === 0) this.lastSnapshotTs = ts;
     const byTime = this.snapshotEveryMs > 0 && ts - this.lastSnapshotTs >= this.snapshotEveryMs;
     if (!byCount && !byTime) return;
     if (this.replica) this.requestSnapshot(seq, ts);

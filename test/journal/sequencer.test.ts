@@ -196,8 +196,25 @@ test('snapshots by elapsed time', async () => {
     await seq.submit(deposit(i));
   }
   await tick();
-  // ts 300..3000: snapshots when 1000 ms passed since the last: at 1200 (seq 4), 2400 (seq 8)
-  assert.deepEqual(snapshots.saved.map((s) => s.seq), [4, 8]);
+  // ts 300..3000: the interval starts at the first command (300, not 0); snapshots when 1000 ms passed
+  // since the last: at 1500 (seq 5), 2700 (seq 9)
+  assert.deepEqual(snapshots.saved.map((s) => s.seq), [5, 9]);
+});
+
+test('a fresh exchange does not snapshot its first command (the time interval starts there, not at epoch 0)', async () => {
+  let now = Date.UTC(2026, 10, 22);
+  const snapshots = new MemorySnapshots();
+  const { seq } = make({ snapshots, snapshotEveryMs: 300_000, clock: () => now });
+  for (let i = 0; i < 5; i++) {
+    now += 1000;
+    await seq.submit(deposit(i));
+  }
+  await tick();
+  assert.deepEqual(snapshots.saved.map((s) => s.seq), []);
+  now += 300_000;
+  await seq.submit(deposit(5));
+  await tick();
+  assert.deepEqual(snapshots.saved.map((s) => s.seq), [6]);
 });
 
 test('stop: refuses new commands, acknowledges in-flight ones, takes a final snapshot', async () => {
