@@ -102,12 +102,15 @@ export class Engine implements ExchangeEngine {
   // ---- per-command scratch ----
   private ts = 0;
   private events: EngineEvent[] = [];
-  private readonly touchedOrders = new Set<OrderState>();
+  // Changed orders, books and instruments of the command being applied: arrays deduplicated by a flag on
+  // each entity rather than Sets, whose clear() allocates a new table on every command (V8).
+  private touchedOrders: OrderState[] = [];
   /** Views of the orders flushed by the current command, while its reply is built. */
-  private readonly flushedViews = new Map<OrderState, OrderView>();
+  private flushedOrders: OrderState[] = [];
+  private readonly flushedViews: OrderView[] = [];
   private readonly touchedPositions = new Map<Position, Account>();
-  private readonly touchedBooks = new Set<Market>();
-  private readonly touchedMarkets = new Set<Market>();
+  private readonly touchedBooks: Market[] = [];
+  private readonly touchedMarkets: Market[] = [];
   private readonly touchedTpsl = new Set<TpSlState>();
   /** Accounts whose margin may have changed in this command (fills, funding, price ticks): checked before the command ends. */
   private readonly riskCandidates = new Set<Account>();
@@ -203,12 +206,29 @@ export class Engine implements ExchangeEngine {
   /** The reply's orders as the views the command's events carry (their state when the command ended). */
   private replyWithViews(draft: Draft): Reply {
     if (!draft.ok) return draft;
+    const flushed = this.flushedOrders;
     const views = this.flushedViews;
     const { order, orders } = draft;
     const reply = draft as unknown as Reply & { ok: true }; // swapped in place: the draft is not used again
-    if (order !== undefined) reply.order = views.get(order) ?? order.view();
-    if (orders !== undefined) reply.orders = orders.map((o) => views.get(o) ?? o.view());
-    clearSet(views);
+    if (order !== undefined) {
+      const i = flushed.indexOf(order);
+      reply.order = i >= 0 ? views[i] : order.view();
+    }
+    if (orders !== undefined) {
+      // A few orders: found by scanning the flushed ones; a mass cancel's hundreds: through a map.
+      if (orders.length <= 16) {
+        reply.orders = orders.map((o) => {
+          const i = flushed.indexOf(o);
+          return i >= 0 ? views[i] : o.view();
+        });
+      } else {
+        const byOrder = new Map<OrderState, OrderView>();
+        for (let i = 0; i < flushed.length; i++) byOrder.set(flushed[i], views[i]);
+        reply.orders = orders.map((o) => byOrder.get(o) ?? o.view());
+      }
+    }
+    flushed.length = 0;
+    views.length = 0;
     return reply;
   }
 
@@ -248,9 +268,16 @@ export class Engine implements ExchangeEngine {
   }
 
   private touchOrder(o: OrderState): void {
-    if (this.touchedOrders.has(o)) return;
+    if (o.touched) return;
     o.updatedAt = this.nextTime(o.updatedAt);
-    this.touchedOrders.add(o);
+    this.listTouched(o);
+  }
+
+  /** Lists an order changed by this command (a new one keeps its creation time as updatedAt). */
+  private listTouched(o: OrderState): void {
+    if (o.touched) return;
+    o.touched = true;
+    this.touchedOrders.push(o);
   }
 
   private touchPosition(acc: Account, pos: Position): void {
@@ -260,15 +287,22 @@ export class Engine implements ExchangeEngine {
   }
 
   private touchBook(m: Market): void {
-    if (this.touchedBooks.has(m)) return;
+    if (m.bookTouched) return;
     m.bookT = this.nextTime(m.bookT);
-    this.touchedBooks.add(m);
+    m.bookTouched = true;
+    this.touchedBooks.push(m);
   }
 
   private touchMarket(m: Market): void {
-    if (this.touchedMarkets.has(m)) return;
+    if (m.stateTouched) return;
     m.updatedAt = this.nextTime(m.updatedAt);
-    this.touchedMarkets.add(m);
+    this.listTouchedMarket(m);
+  }
+
+  private listTouchedMarket(m: Market): void {
+    if (m.stateTouched) return;
+    m.stateTouched = true;
+    this.touchedMarkets.push(m);
   }
 
   private touchTpSl(t: TpSlState): void {
@@ -280,12 +314,21 @@ export class Engine implements ExchangeEngine {
   /** Emits the final state of everything touched; `keepViews` keeps the order views for the reply (replyWithViews). */
   private flushTouched(keepViews: boolean): void {
     const ev = this.events;
-    for (const o of this.touchedOrders) {
+    const touched = this.touchedOrders;
+    for (let i = 0; i < touched.length; i++) {
+      const o = touched[i];
+      o.touched = false;
       const view = o.view();
       ev.push({ type: 'order', order: view });
-      if (keepViews) this.flushedViews.set(o, view);
+      if (keepViews) this.flushedViews.push(view);
     }
-    clearSet(this.touchedOrders);
+    if (keepViews) {
+      // The array itself is kept for the reply; the next command lists into the emptied one.
+      this.touchedOrders = this.flushedOrders;
+      this.flushedOrders = touched;
+    } else {
+      touched.length = 0;
+    }
     for (const t of this.touchedTpsl) ev.push({ type: 'tpsl', tpsl: tpslView(t) });
     clearSet(this.touchedTpsl);
     for (const [pos, acc] of this.touchedPositions) {
@@ -294,10 +337,16 @@ export class Engine implements ExchangeEngine {
       if (pos.qty === 0 && acc.positions.get(pos.instrument) === pos) acc.positions.delete(pos.instrument);
     }
     clearSet(this.touchedPositions);
-    for (const m of this.touchedBooks) ev.push({ type: 'book', instrument: m.id, t: m.bookT });
-    clearSet(this.touchedBooks);
-    for (const m of this.touchedMarkets) ev.push({ type: 'instrument', instrument: m.stateView() });
-    clearSet(this.touchedMarkets);
+    for (const m of this.touchedBooks) {
+      m.bookTouched = false;
+      ev.push({ type: 'book', instrument: m.id, t: m.bookT });
+    }
+    this.touchedBooks.length = 0;
+    for (const m of this.touchedMarkets) {
+      m.stateTouched = false;
+      ev.push({ type: 'instrument', instrument: m.stateView() });
+    }
+    this.touchedMarkets.length = 0;
   }
 
   private fundingChange(acc: Account, quantity: Money, reason: FundingChangeView['reason']): void {
@@ -330,7 +379,7 @@ export class Engine implements ExchangeEngine {
     } else {
       const m = new Market(rules, this.ts);
       this.s.markets.set(config.id, m);
-      this.touchedMarkets.add(m);
+      this.listTouchedMarket(m);
     }
     return { ok: true };
   }
@@ -640,7 +689,7 @@ export class Engine implements ExchangeEngine {
     o.smp = input.smp?.smp === true;
     o.reduceOnly = reduceOnly;
     o.placedSeq = ++this.s.counters.placement;
-    this.touchedOrders.add(o);
+    this.listTouched(o);
     if (input.tpsl) for (const t of input.tpsl) this.attachTpSl(acc, o, t);
 
     // ---- trading rules ----
@@ -979,7 +1028,7 @@ export class Engine implements ExchangeEngine {
     );
     o.reduceOnly = true;
     o.placedSeq = ++this.s.counters.placement;
-    this.touchedOrders.add(o);
+    this.listTouched(o);
     return o;
   }
 

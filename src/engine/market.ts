@@ -29,6 +29,9 @@ export class Market {
   /** Time of the last book change (strictly increasing, the depth `t`). */
   bookT = 0;
   updatedAt: number;
+  /** Listed in the engine's changed books / changed instruments of the command being applied (not snapshotted). */
+  bookTouched = false;
+  stateTouched = false;
 
   constructor(public rules: InstrumentRules, ts: number) {
     this.trading = rules.config.trading;

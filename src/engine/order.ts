@@ -54,6 +54,8 @@ const TYPE_SHIFT = 5; // 2 bits
 const GROUP_SHIFT = 7; // 3 bits
 const STATUS_SHIFT = 10; // 4 bits
 const STATUS_MASK = 0b1111 << STATUS_SHIFT;
+/** Listed in the engine's changed orders of the command being applied (always clear between commands). */
+const TOUCHED = 1 << 14;
 
 function indexIn<T extends string>(list: readonly T[], value: T, what: string): number {
   const i = list.indexOf(value);
@@ -131,6 +133,8 @@ export class OrderState implements BookOrder {
   get postOnly(): boolean { return (this.flags & POST_ONLY) !== 0; }
   set postOnly(v: boolean) { this.flags = v ? this.flags | POST_ONLY : this.flags & ~POST_ONLY; }
   /** Only reduces the position (position close, TP/SL, liquidation). */
+  get touched(): boolean { return (this.flags & TOUCHED) !== 0; }
+  set touched(v: boolean) { this.flags = v ? this.flags | TOUCHED : this.flags & ~TOUCHED; }
   get reduceOnly(): boolean { return (this.flags & REDUCE_ONLY) !== 0; }
   set reduceOnly(v: boolean) { this.flags = v ? this.flags | REDUCE_ONLY : this.flags & ~REDUCE_ONLY; }
 
