@@ -7,6 +7,7 @@
 import { notional, SCALE_N, type Money, type Units } from '../domain/fixed.js';
 import type { Side } from '../domain/enums.js';
 import type { OrderState } from './order.js';
+import { AccountOrders } from './account-orders.js';
 
 export interface Position {
   id: string;
@@ -37,7 +38,7 @@ export interface Account {
   pendingWithdrawals: Money;
   positions: Map<string, Position>;
   /** Live orders (resting, or untriggered stops) in listing order; EngineState.orderIds finds one by id. */
-  orders: Set<OrderState>;
+  orders: AccountOrders<OrderState>;
   openVolume: Map<string, OpenVolume>;
   leverage: Map<string, number>;
   marginCall: boolean;
@@ -46,7 +47,7 @@ export interface Account {
 
 export function newAccount(userId: number): Account {
   return {
-    userId, balance: 0n, pendingWithdrawals: 0n, positions: new Map(), orders: new Set(), openVolume: new Map(),
+    userId, balance: 0n, pendingWithdrawals: 0n, positions: new Map(), orders: new AccountOrders(), openVolume: new Map(),
     leverage: new Map(), marginCall: false, updatedAt: 0,
   };
 }

@@ -79,6 +79,12 @@ function checkPrice(r: InstrumentRules, p: unknown, name: string): Draft | null 
   return null;
 }
 
+/** quantity × price < min, without a bigint when the notional is a safe integer (number < bigint compares exactly). */
+function notionalBelow(quantity: Units, price: Units, min: Money): boolean {
+  const v = notionalExact(quantity, price);
+  return v >= 0 ? v < min : notional(quantity, price) < min;
+}
+
 /** price ∉ [mark − band, mark + band], exactly (bigint: the sum may pass 2^53). */
 function outsideBand(price: Units, mark: Units, band: Money): boolean {
   return BigInt(price) > BigInt(mark) + band || BigInt(price) < BigInt(mark) - band;
@@ -139,7 +145,7 @@ export class Engine implements ExchangeEngine {
     this.liquidator = new Liquidator({
       s: this.s,
       cancelOrders: (acc, reason) => {
-        for (const o of [...acc.orders.values()].sort((a, b) => a.placedSeq - b.placedSeq)) this.cancelLive(o, 'CANCELLED', reason);
+        for (const o of acc.orders.values().sort((a, b) => a.placedSeq - b.placedSeq)) this.cancelLive(o, 'CANCELLED', reason);
       },
       cancelTpSls: (userId, reason) => this.cancelUserTpSls(userId, reason),
       liquidationOrder: (acc, m, qty, limit) => this.systemOrder(acc, m, 'liquidation', qty, limit),
@@ -501,7 +507,7 @@ export class Engine implements ExchangeEngine {
    * instrument's leverage: used to test an order or a leverage change before accepting it.
    */
   private available(acc: Account, extraInstrument: string | null = null, extraBuyRaw = 0n, extraSellRaw = 0n, extraLeverage = 1): Money {
-    let total = acc.balance - acc.pendingWithdrawals;
+    let total = acc.pendingWithdrawals === 0n ? acc.balance : acc.balance - acc.pendingWithdrawals;
     let sawExtra = false;
     for (const vol of acc.openVolume.values()) {
       const instrument = vol.instrument;
@@ -579,7 +585,7 @@ export class Engine implements ExchangeEngine {
       const bad = checkQuantity(r, input.quantity, reduceOnly) ?? checkPrice(r, input.limitPrice, 'limitPrice')
         ?? (input.type === 'STOP_LIMIT' ? checkPrice(r, input.stopPrice, 'stopPrice') : null);
       if (bad) return bad;
-      if (!reduceOnly && notional(input.quantity!, input.limitPrice!) < r.minVolume) {
+      if (!reduceOnly && notionalBelow(input.quantity!, input.limitPrice!, r.minVolume)) {
         return fail(400, 'INVALID_VOLUME', `Order volume must be at least ${r.config.minVolume}`);
       }
     } else if (input.type === 'MARKET') {
@@ -713,7 +719,7 @@ export class Engine implements ExchangeEngine {
     const mark = m.markPrice;
     if (!isMarket && mark !== null && r.fatFinger > 0) {
       // band = mark × fraction, in price units. In safe integers when they are (every real price), else bigint.
-      const band = notionalExact(mark, r.fatFinger);
+      const band = notionalExact(r.fatFinger, mark); // (fraction, price): the split of the price keeps it exact
       const outside = band >= 0 && mark + band <= Number.MAX_SAFE_INTEGER
         ? o.limitPrice > mark + band || o.limitPrice < mark - band
         : outsideBand(o.limitPrice, mark, notional(mark, r.fatFinger));
@@ -768,7 +774,8 @@ export class Engine implements ExchangeEngine {
     const byCash = isMarket && o.cashQuantity > 0 && o.quantity === 0;
     let limit: Units | null = isMarket ? null : o.limitPrice;
     if (isMarket && m.markPrice !== null && m.rules.slippageLimit > 0) {
-      const band = Number(notional(m.markPrice, m.rules.slippageLimit));
+      const exact = notionalExact(m.rules.slippageLimit, m.markPrice); // (fraction, price): stays exact in doubles
+      const band = exact >= 0 ? exact : Number(notional(m.markPrice, m.rules.slippageLimit));
       limit = o.isBid ? m.markPrice + band : Math.max(m.markPrice - band, 1);
     }
     const opposite = m.book.side(!o.isBid).best();
@@ -1235,7 +1242,7 @@ export class Engine implements ExchangeEngine {
     const acc = this.s.accounts.get(userId);
     const cancelled: OrderState[] = [];
     if (acc) {
-      for (const o of [...acc.orders.values()]) {
+      for (const o of acc.orders.values()) {
         if (o.instrument !== instrument) continue;
         this.cancelLive(o, 'CANCELLED', 'Cancelled by user (mass cancel)');
         cancelled.push(o);
@@ -1560,7 +1567,7 @@ export class Engine implements ExchangeEngine {
 
   openOrders(userId: number): OrderView[] {
     const acc = this.s.accounts.get(userId);
-    return acc ? [...acc.orders.values()].map((o) => o.view()) : [];
+    return acc ? acc.orders.values().map((o) => o.view()) : [];
   }
 
   positions(userId: number): PositionView[] {

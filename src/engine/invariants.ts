@@ -81,7 +81,7 @@ export function findInvariantViolation(s: EngineState): string | null {
   if (listed !== s.orderIds.liveCount) return `${s.orderIds.liveCount} live order ids for ${listed} open orders`;
   for (const acc of s.accounts.values()) {
     const expected = new Map<string, { buy: bigint; sell: bigint }>();
-    for (const o of acc.orders.values() as IterableIterator<OrderState>) {
+    for (const o of acc.orders.values()) {
       const e = expected.get(o.instrument) ?? { buy: 0n, sell: 0n };
       const raw = BigInt(o.remaining) * BigInt(o.price);
       if (o.isBid) e.buy += raw;

@@ -69,6 +69,9 @@ export class OrderState implements BookOrder {
   prev: BookOrder | null = null;
   next: BookOrder | null = null;
   level: PriceLevel | null = null;
+  /** Links of the account's live-order list (AccountOrders). */
+  accountPrev: OrderState | null = null;
+  accountNext: OrderState | null = null;
   filledQuantity: Units = 0;
   updatedAt: number;
   /** Arrival number (counters.placement) when it last entered the book or the stop list. */
