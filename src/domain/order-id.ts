@@ -34,8 +34,15 @@ export function isOrderIdV2(id: string): boolean {
   return typeof id === 'string' && scanV2(id) >= 0;
 }
 
+/** The DDDDD day prefix of a v2 id, read from its char codes (no substring: the engine reads it several times per order). */
 export function orderIdDay(id: string): number {
-  return Number(id.slice(0, 5));
+  let day = 0;
+  for (let i = 0; i < 5; i++) {
+    const d = id.charCodeAt(i) - 48;
+    if (!(d >= 0 && d <= 9)) return Number(id.slice(0, 5)); // not five digits: whatever Number() reads there, as before
+    day = day * 10 + d;
+  }
+  return day;
 }
 
 export function dayNumber(tsMs: number): number {
