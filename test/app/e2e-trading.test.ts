@@ -466,6 +466,25 @@ describe('e2e: two bots trade BTCUSDT over HTTP', () => {
     assertError(await http(X.url, 'GET', '/api/position', undefined, { authorization: 'Bearer nope' }), 401);
     assert.deepEqual(await A.openOrders(), []);
   });
+
+  test('a value the signed struct cannot hold is a 400 naming the field, not a 500', async () => {
+    // Leverage 256..300 is within the spec's 1..300 (and BTCUSDT's maxLeverage) but not a uint8: no wallet
+    // can sign it (ethers refuses), so any signature is invalid. The server used to answer 500 here.
+    const sig = `0x${'11'.repeat(65)}`;
+    const limit = { ...(await A.limitBody({ side: 'BUY', quantity: '0.01', limitPrice: 90000, leverage: 200 })), leverage: 300, signature: sig };
+    assert.match(assertError(await A.post('/api/v2/order/limit', limit), 400, 'INVALID_SIGNATURE').message, /leverage/);
+    const market = { ...(await A.marketBody({ side: 'BUY', cashQuantity: 100, leverage: 200 })), leverage: 256, signature: sig };
+    assertError(await A.post('/api/v2/order/market', market), 400, 'INVALID_SIGNATURE');
+    const close = { ...(await A.closeBody('BTCUSDT', 0, 200)), leverage: 300, signature: sig };
+    assertError(await A.post('/api/v2/position/BTCUSDT/close', close), 400, 'INVALID_SIGNATURE');
+    // In a batch the item fails on its own.
+    const good = await A.limitBody({ side: 'BUY', quantity: '0.01', limitPrice: 90000 });
+    const batch = ok(await A.post('/api/v2/order/mass-limit/BTCUSDT', [limit, good]), 'mass-limit') as Array<{ success: boolean; failReason?: string }>;
+    assert.equal(batch[0].success, false);
+    assert.match(batch[0].failReason ?? '', /leverage/);
+    assert.equal(batch[1].success, true);
+    ok(await A.post('/api/order/mass-cancel', { instrument: 'BTCUSDT' }));
+  });
 });
 
 /** Sleeps until just after the next whole second. */

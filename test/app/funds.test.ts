@@ -123,6 +123,9 @@ describe('e2e: funds through the simulated chain', () => {
     const body = await withdrawBody(A, '1');
     assertError(await A.post('/api/transfer/pf/withdraw', { ...body, amount: '2' }), [400, 401, 403]);
     assertError(await A.post('/api/transfer/pf/withdraw', { ...body, recipient: 'nope' }), 400);
+    // Mixed case with a wrong EIP-55 checksum cannot be signed (ethers refuses it): 400, not a 500.
+    const badChecksum = '0x5A5a5a5a5A5a5a5a5a5A5a5A5a5a5A5a5a5A5a5B';
+    assert.match(assertError(await A.post('/api/transfer/pf/withdraw', { ...body, recipient: badChecksum }), 400, 'INVALID_SIGNATURE').message, /recipient/);
     assertError(await B.post('/api/transfer/pf/withdraw', body), [400, 401, 403]); // someone else's signature
     assert.deepEqual({ available: await available(A), funding: await funding(A) }, before);
     assert.equal(ok(await A.get('/api/transfer')).count, 0);
