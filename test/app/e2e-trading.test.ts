@@ -324,7 +324,10 @@ describe('e2e: two bots trade BTCUSDT over HTTP', () => {
 
   let tpId = '';
   test('TpSl: create, list, modify, delete', async () => {
-    const created = ok(await B.post('/api/tpsl/BTCUSDT', await B.tpslBody('BTCUSDT', { type: 'take-profit', side: 'SELL', quantity: 0, price: 110000 })), 'tpsl create');
+    // As the public signing client sends it: the whole signed struct, instrument included.
+    const createBody = { instrument: 'BTCUSDT', ...(await B.tpslBody('BTCUSDT', { type: 'take-profit', side: 'SELL', quantity: 0, price: 110000 })) };
+    assertError(await B.post('/api/tpsl/BTCUSDT', { ...createBody, instrument: 'ETHUSDT' }), 400, 'INVALID_INSTRUMENT');
+    const created = ok(await B.post('/api/tpsl/BTCUSDT', createBody), 'tpsl create');
     tpId = created.id;
     assert.equal(created.instrument, 'BTCUSDT');
     assert.equal(created.type, 'take-profit');
@@ -371,7 +374,9 @@ describe('e2e: two bots trade BTCUSDT over HTTP', () => {
     // B offers 0.01 at 101000 (it reduces B's long when it fills); A closes its short against it.
     const ask = ok(await B.limit({ side: 'SELL', quantity: '0.01', limitPrice: 101000 }));
     assert.equal(ask.status, 'NEW');
-    const closeBody = await A.closeBody('BTCUSDT', 0, 10);
+    // As the public signing client sends it: the whole signed struct, instrument included.
+    const closeBody = { instrument: 'BTCUSDT', ...(await A.closeBody('BTCUSDT', 0, 10)) };
+    assertError(await A.post('/api/v2/position/BTCUSDT/close', { ...closeBody, instrument: 'ETHUSDT' }), 400, 'INVALID_INSTRUMENT');
     const close = ok(await A.post('/api/v2/position/BTCUSDT/close', closeBody), 'close');
     assert.equal(close.status, 'FILLED');
     assert.equal(close.side, 'BUY');
