@@ -102,6 +102,10 @@ export class ExchangeChannels {
   private readonly auth: Pick<AuthService, 'verifyAccessToken'>;
   private readonly books: CoalescingPublisher;
   private readonly heartbeat: Heartbeat;
+  private readonly infoIntervalMs: number;
+  private infoTimer: NodeJS.Timeout | null = null;
+  /** updatedAt (ms) of the last info publication: snapshots and changes share one strictly increasing clock. */
+  private infoAt = 0;
   private readonly now: () => number;
   private readonly onError: (err: unknown, channel: string) => void;
   private readonly hasSubscribers: (channel: string) => boolean;
@@ -119,19 +123,37 @@ export class ExchangeChannels {
       onError: this.onError,
     });
     this.heartbeat = new Heartbeat((ch, data) => this.send(ch, data), this.channel('heartbeat'), opts.heartbeatMs ?? 5000, this.now);
+    this.infoIntervalMs = opts.heartbeatMs ?? 5000;
   }
 
   channel(name: string): string {
     return `${this.env}:${name}`;
   }
 
+  /**
+   * Starts the heartbeat and the matcher snapshots: `{env}:info` carries "snapshots of matcher state", so the
+   * current state is published every heartbeat period, not only when it changes. A client that subscribes (and
+   * drops anything not newer than the moment it subscribed, as the public client does) learns the state within
+   * one period instead of never.
+   */
   start(): void {
     this.heartbeat.start();
+    if (this.infoTimer) return;
+    this.infoTimer = setInterval(() => {
+      try {
+        this.publishInfo(this.engine.matcher().state, this.now());
+      } catch (err) {
+        this.onError(err, this.channel('info'));
+      }
+    }, this.infoIntervalMs);
+    this.infoTimer.unref();
   }
 
-  /** Sends pending order books, stops the heartbeat. */
+  /** Sends pending order books, stops the heartbeat and the matcher snapshots. */
   stop(): void {
     this.heartbeat.stop();
+    if (this.infoTimer) clearInterval(this.infoTimer);
+    this.infoTimer = null;
     this.books.flush();
     this.books.close();
   }
@@ -146,6 +168,13 @@ export class ExchangeChannels {
       }
     }
   };
+
+  /** One info publication; its updatedAt is strictly later than the previous one's (clients drop the rest). */
+  private publishInfo(state: string, at: number): void {
+    const t = at > this.infoAt ? at : this.infoAt + 1;
+    this.infoAt = t;
+    this.send(this.channel('info'), toMatcherEvent({ state, updatedAt: t }));
+  }
 
   private send(channel: string, data: unknown): void {
     try {
@@ -189,7 +218,7 @@ export class ExchangeChannels {
         return this.send(this.channel('instruments'), toInstrumentLive(config, ev.instrument, undefined));
       }
       case 'matcher':
-        return this.send(this.channel('info'), toMatcherEvent(ev.matcher));
+        return this.publishInfo(ev.matcher.state, ev.matcher.updatedAt);
       case 'fundingRate':
         return this.send(this.channel('funding-rate'), toFundingRateEvent(ev.instrument, ev.rate, ev.createdAt));
       case 'price': {

@@ -14,7 +14,7 @@ function dec(s: string): number {
 export const MarketInfoRecord = Type.Object({
   state: Type.String({ description: 'matcher state; anything but `active` is a global halt' }),
   fees: Type.Object({ maker: Type.Number(), taker: Type.Number(), liquidation: Type.Number() }),
-  updatedAt: IsoTime,
+  updatedAt: Type.String({ description: 'ISO 8601 time of this snapshot of the state' }),
 }, { description: 'Market info' });
 export type MarketInfoRecord = Static<typeof MarketInfoRecord>;
 
@@ -24,7 +24,7 @@ export function toMarketInfo(m: MatcherView, fees: FeeSchedule): MarketInfoRecor
   return { state: m.state, fees: { maker: dec(fees.maker), taker: dec(fees.taker), liquidation: dec(fees.liquidation) }, updatedAt: iso(m.updatedAt) };
 }
 
-/** info channel payload. */
+/** info channel payload: a snapshot of the matcher state (published periodically and on every change). */
 export function toMatcherEvent(m: MatcherView): { state: string; updatedAt: string } {
   return { state: m.state, updatedAt: iso(m.updatedAt) };
 }

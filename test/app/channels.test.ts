@@ -111,3 +111,44 @@ describe('realtime channels mapping', () => {
     assert.equal(depthBuilds, 1);
   });
 });
+
+describe('info channel: matcher snapshots', () => {
+  test('the state is published every period, not only on change; updatedAt strictly increases across snapshots and changes', async () => {
+    const sent: Array<[string, { state: string; updatedAt: string }]> = [];
+    let state = 'active';
+    let clock = 1_000_000;
+    const engine = {
+      instrumentConfig: () => undefined,
+      matcher: () => ({ state, updatedAt: 0 }),
+    } as unknown as ExchangeEngine;
+    const ch = new ExchangeChannels({
+      env: ENV,
+      engine,
+      publish: (c, d) => void (c === `${ENV}:info` && sent.push([c, d as { state: string; updatedAt: string }])),
+      auth: { verifyAccessToken: async () => null },
+      heartbeatMs: 10,
+      now: () => clock,
+    });
+    ch.start();
+    try {
+      // No matcher change at all, and the clock stands still: snapshots still arrive, each one later.
+      await new Promise((r) => setTimeout(r, 60));
+      assert.ok(sent.length >= 2, `snapshots: ${sent.length}`);
+      assert.ok(sent.every(([, d]) => d.state === 'active'));
+      // A change whose engine time is not later than the last snapshot is still published later than it.
+      const lastSnapshot = Date.parse(sent.at(-1)![1].updatedAt);
+      state = 'me-dead';
+      ch.onBatch({ events: [{ type: 'matcher', matcher: { state, updatedAt: clock - 5 } }] });
+      const change = sent.at(-1)![1];
+      assert.equal(change.state, 'me-dead');
+      assert.ok(Date.parse(change.updatedAt) > lastSnapshot);
+      clock += 1000;
+      await new Promise((r) => setTimeout(r, 30));
+      assert.equal(sent.at(-1)![1].state, 'me-dead');
+    } finally {
+      ch.stop();
+    }
+    const times = sent.map(([, d]) => Date.parse(d.updatedAt));
+    for (let i = 1; i < times.length; i++) assert.ok(times[i] > times[i - 1], `updatedAt ${times[i - 1]} → ${times[i]}`);
+  });
+});

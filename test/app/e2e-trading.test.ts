@@ -4,6 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { clientSignIn, randomWallet } from '../auth/helpers.js';
+import { client as wsClient, connected, subscribed } from '../realtime/helpers.js';
 import {
   ALL_TIME, Bot, CHAIN_ID, assertError, assertMoney, eventually, http, newOrderId, ok, sign, sleep, startTestExchange, units,
   type TestExchange,
@@ -470,6 +471,29 @@ describe('e2e: two bots trade BTCUSDT over HTTP', () => {
     assertError(await http(X.url, 'POST', '/api/v2/order/limit', await A.limitBody({ side: 'SELL', quantity: '0.01', limitPrice: 108000 })), 401);
     assertError(await http(X.url, 'GET', '/api/position', undefined, { authorization: 'Bearer nope' }), 401);
     assert.deepEqual(await A.openOrders(), []);
+  });
+
+  test('matcher state as the public client follows it: REST snapshot as of now, then info snapshots even without a change', async () => {
+    // The public client marks the moment it starts listening and drops any state not newer than that; the
+    // matcher never changed here (engine updatedAt 0), which used to leave such a client without a state.
+    const since = Date.now();
+    const c = wsClient(X.ex.wsUrl);
+    const states: Array<{ state: string; updatedAt: string }> = [];
+    try {
+      c.connect();
+      await connected(c);
+      const sub = c.newSubscription(`${X.ex.channelPrefix}info`);
+      sub.on('publication', (p) => states.push(p.data as { state: string; updatedAt: string }));
+      sub.subscribe();
+      await subscribed(sub);
+      const m = ok(await http(X.url, 'GET', '/api/market'), 'market');
+      assert.equal(m.state, 'active');
+      assert.ok(Date.parse(m.updatedAt) >= since, `REST updatedAt ${m.updatedAt} is older than the request`);
+      await eventually(async () => states, (l) => l.some((s) => Date.parse(s.updatedAt) > since), 'an info snapshot', 5000);
+      assert.ok(states.every((s) => s.state === 'active'));
+    } finally {
+      c.disconnect();
+    }
   });
 
   test('a value the signed struct cannot hold is a 400 naming the field, not a 500', async () => {
