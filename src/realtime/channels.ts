@@ -6,6 +6,8 @@
  * order-fee, tpsl. Public: heartbeat, info, instruments, coin-price, funding-rate, recent-trade-{instrument},
  * trade-{instrument}, orderBook-{instrument}-{0.1|1|10|50|100|best}. Order books are coalesced (latest
  * state, at most one publication per channel per interval) and built from `engine.depth` when sent.
+ * Comparison fields strictly increase per entity as clients key them (they drop anything not newer): info
+ * across snapshots and changes, trades per instrument, positions per user and instrument (StrictTimes).
  */
 import type { AuthService } from '../auth/types.js';
 import { ORDER_BOOK_GROUPINGS } from '../domain/enums.js';
@@ -13,7 +15,7 @@ import { parseUnits } from '../domain/fixed.js';
 import type { ExchangeEngine } from '../engine/api.js';
 import type { EngineEvent } from '../engine/records.js';
 import {
-  coinsFromInstruments, toAccountEvent, toFundingRateEvent, toCoin, toDepthEvent, toFundingEvent, toInstrumentLive, toMatcherEvent, toOrder,
+  coinsFromInstruments, iso, toAccountEvent, toFundingRateEvent, toCoin, toDepthEvent, toFundingEvent, toInstrumentLive, toMatcherEvent, toOrder,
   toOrderFeeEvent, toOrderFill, toPosition, toRecentTrade, toTpSl, toTradeEvent, toTransferEvent,
 } from '../records/index.js';
 import type { HistoryPolicy } from './broker.js';
@@ -72,6 +74,37 @@ function unverifiedExpiryMs(token: string): number | undefined {
   }
 }
 
+/**
+ * Per-key clock for comparison fields that must strictly increase per entity as the public client keys the
+ * entity, where the engine's own times can repeat: the trades of an instrument (the fills of one command share
+ * its time; the client keeps the last trade time per instrument) and a user's position on an instrument (a
+ * position closed and a new one opened in the same millisecond; the client keeps positions by instrument).
+ * A repeated or earlier time is published 1 ms after the previous one of the same key.
+ */
+export class StrictTimes {
+  private readonly last = new Map<string, number>();
+  private limit: number;
+
+  constructor(private readonly now: () => number, private readonly maxEntries = 100_000) {
+    this.limit = maxEntries;
+  }
+
+  next(key: string, at: number): number {
+    const prev = this.last.get(key);
+    const t = prev !== undefined && at <= prev ? prev + 1 : at;
+    this.last.set(key, t);
+    if (this.last.size > this.limit) this.prune();
+    return t;
+  }
+
+  /** Drops keys quiet for a minute: engine times follow the clock, so a new event is later than those anyway. */
+  private prune(): void {
+    const horizon = this.now() - 60_000;
+    for (const [k, t] of this.last) if (t < horizon) this.last.delete(k);
+    this.limit = Math.max(this.maxEntries, this.last.size * 2);
+  }
+}
+
 export interface ChannelsOptions {
   /** Channel prefix, e.g. `futures-perp-dev`. */
   env: string;
@@ -106,6 +139,9 @@ export class ExchangeChannels {
   private infoTimer: NodeJS.Timeout | null = null;
   /** updatedAt (ms) of the last info publication: snapshots and changes share one strictly increasing clock. */
   private infoAt = 0;
+  /** Trade createdAt per instrument, position updatedAt per user and instrument (see StrictTimes). */
+  private readonly tradeTimes: StrictTimes;
+  private readonly positionTimes: StrictTimes;
   private readonly now: () => number;
   private readonly onError: (err: unknown, channel: string) => void;
   private readonly hasSubscribers: (channel: string) => boolean;
@@ -124,6 +160,8 @@ export class ExchangeChannels {
     });
     this.heartbeat = new Heartbeat((ch, data) => this.send(ch, data), this.channel('heartbeat'), opts.heartbeatMs ?? 5000, this.now);
     this.infoIntervalMs = opts.heartbeatMs ?? 5000;
+    this.tradeTimes = new StrictTimes(this.now);
+    this.positionTimes = new StrictTimes(this.now);
   }
 
   channel(name: string): string {
@@ -193,8 +231,13 @@ export class ExchangeChannels {
         return this.send(this.channel(`orderFills-${ev.fill.userId}`), toOrderFill(ev.fill));
       case 'orderFee':
         return this.send(this.channel(`order-fee-${ev.fee.userId}`), toOrderFeeEvent(ev.fee));
-      case 'position':
-        return this.send(this.channel(`position-${ev.position.userId}`), toPosition(ev.position));
+      case 'position': {
+        const p = ev.position;
+        const rec = toPosition(p);
+        const t = this.positionTimes.next(`${p.userId}:${p.instrument}`, p.updatedAt);
+        if (t !== p.updatedAt) rec.updatedAt = iso(t);
+        return this.send(this.channel(`position-${p.userId}`), rec);
+      }
       case 'funding':
         return this.send(this.channel(`funding-${ev.funding.userId}`), toFundingEvent(ev.funding));
       case 'transfer':
@@ -204,10 +247,12 @@ export class ExchangeChannels {
       case 'account':
         return this.send(this.channel(`user-${ev.userId}`), toAccountEvent(ev.userId, ev.marginCall, ev.updatedAt));
       case 'trade': {
-        const recent = this.channel(`recent-trade-${ev.trade.instrument}`);
-        if (this.hasSubscribers(recent)) this.send(recent, toRecentTrade(ev.trade));
-        const trade = this.channel(`trade-${ev.trade.instrument}`);
-        if (this.hasSubscribers(trade)) this.send(trade, toTradeEvent(ev.trade));
+        const t = this.tradeTimes.next(ev.trade.instrument, ev.trade.createdAt);
+        const view = t === ev.trade.createdAt ? ev.trade : { ...ev.trade, createdAt: t };
+        const recent = this.channel(`recent-trade-${view.instrument}`);
+        if (this.hasSubscribers(recent)) this.send(recent, toRecentTrade(view));
+        const trade = this.channel(`trade-${view.instrument}`);
+        if (this.hasSubscribers(trade)) this.send(trade, toTradeEvent(view));
         return;
       }
       case 'book':

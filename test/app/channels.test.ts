@@ -5,7 +5,7 @@ import { DEMO_INSTRUMENTS } from '../../src/domain/instrument.js';
 import type { ExchangeEngine } from '../../src/engine/api.js';
 import type { EngineEvent } from '../../src/engine/records.js';
 import { ExchangeChannels, parseChannel } from '../../src/realtime/channels.js';
-import { orderView, USER } from '../api/fakes.js';
+import { orderView, positionView, USER } from '../api/fakes.js';
 
 const ENV = 'futures-perp-dev';
 const client = { id: 'c' };
@@ -150,5 +150,41 @@ describe('info channel: matcher snapshots', () => {
     }
     const times = sent.map(([, d]) => Date.parse(d.updatedAt));
     for (let i = 1; i < times.length; i++) assert.ok(times[i] > times[i - 1], `updatedAt ${times[i - 1]} → ${times[i]}`);
+  });
+});
+
+describe('comparison fields as the public client keys its entities', () => {
+  const trade = (instrument: string, executionId: string, createdAt: number) =>
+    ({ type: 'trade', trade: { executionId, instrument, side: 'BUY', quantity: 1e8, price: 100e8, createdAt } }) as const;
+
+  test('trades of one instrument (kept by instrument): several fills of one command get strictly later createdAt', () => {
+    const { ch, sent } = setup();
+    // One taker sweeping three levels: three trades with the command's time; another instrument's trade alongside.
+    ch.onBatch({ events: [trade('BTCUSDT', '1', 5000), trade('BTCUSDT', '2', 5000), trade('ETHUSDT', '3', 5000), trade('BTCUSDT', '4', 5000)] });
+    ch.onBatch({ events: [trade('BTCUSDT', '5', 5001), trade('BTCUSDT', '6', 9000)] });
+    ch.stop();
+    const times = (name: string) => sent.filter(([c]) => c === `${ENV}:${name}`).map(([, d]) => Date.parse((d as { createdAt: string }).createdAt));
+    for (const name of ['trade-BTCUSDT', 'recent-trade-BTCUSDT']) assert.deepEqual(times(name), [5000, 5001, 5002, 5003, 9000], name);
+    assert.deepEqual(times('trade-ETHUSDT'), [5000]);
+    // The recent trade keeps its execution id.
+    const ids = sent.filter(([c]) => c === `${ENV}:recent-trade-BTCUSDT`).map(([, d]) => (d as { executionId: string }).executionId);
+    assert.deepEqual(ids, ['1', '2', '4', '5', '6']);
+  });
+
+  test('a position closed and a new one opened on the same instrument in the same millisecond: the new one is later', () => {
+    const { ch, sent } = setup();
+    const u = USER.exchangeId;
+    ch.onBatch({ events: [{ type: 'position', position: positionView({ id: 'p1', userId: u, instrument: 'BTCUSDT', quantity: 0, updatedAt: 7000 }) }] });
+    ch.onBatch({ events: [
+      { type: 'position', position: positionView({ id: 'p2', userId: u, instrument: 'BTCUSDT', quantity: 1e8, createdAt: 7000, updatedAt: 7000 }) },
+      { type: 'position', position: positionView({ id: 'p3', userId: u, instrument: 'ETHUSDT', quantity: 1e8, createdAt: 7000, updatedAt: 7000 }) },
+    ] });
+    // The new position's next change in the same millisecond as well.
+    ch.onBatch({ events: [{ type: 'position', position: positionView({ id: 'p2', userId: u, instrument: 'BTCUSDT', quantity: 2e8, updatedAt: 7001 }) }] });
+    ch.stop();
+    const pubs = sent.filter(([c]) => c === `${ENV}:position-${u}`).map(([, d]) => d as { id: string; instrument: string; updatedAt: string });
+    const btc = pubs.filter((p) => p.instrument === 'BTCUSDT').map((p) => [p.id, Date.parse(p.updatedAt)]);
+    assert.deepEqual(btc, [['p1', 7000], ['p2', 7001], ['p2', 7002]]);
+    assert.deepEqual(pubs.filter((p) => p.instrument === 'ETHUSDT').map((p) => Date.parse(p.updatedAt)), [7000]);
   });
 });
