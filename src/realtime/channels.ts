@@ -16,7 +16,7 @@ import type { ExchangeEngine } from '../engine/api.js';
 import type { EngineEvent } from '../engine/records.js';
 import {
   coinsFromInstruments, iso, toAccountEvent, toFundingRateEvent, toCoin, toDepthEvent, toFundingEvent, toInstrumentLive, toMatcherEvent, toOrder,
-  toOrderFeeEvent, toOrderFill, toPosition, toRecentTrade, toTpSl, toTradeEvent, toTransferEvent,
+  toOrderFeeEvent, toOrderFill, toPosition, toRecentTrade, toTpSl, toTradeEvent, toTransferEvent, type InstrumentStats,
 } from '../records/index.js';
 import type { HistoryPolicy } from './broker.js';
 import { CoalescingPublisher } from './coalescer.js';
@@ -122,6 +122,8 @@ export interface ChannelsOptions {
    * Default: always build.
    */
   hasSubscribers?: (channel: string) => boolean;
+  /** Rolling 24 h statistics for the instruments channel (high, low, volumes; synchronous). Default: none (zeros). */
+  instrumentStats?: (instrument: string) => InstrumentStats | undefined;
 }
 
 export interface BatchLike {
@@ -145,6 +147,7 @@ export class ExchangeChannels {
   private readonly now: () => number;
   private readonly onError: (err: unknown, channel: string) => void;
   private readonly hasSubscribers: (channel: string) => boolean;
+  private readonly instrumentStats: (instrument: string) => InstrumentStats | undefined;
 
   constructor(opts: ChannelsOptions) {
     this.env = opts.env;
@@ -154,6 +157,7 @@ export class ExchangeChannels {
     this.now = opts.now ?? Date.now;
     this.onError = opts.onError ?? (() => {});
     this.hasSubscribers = opts.hasSubscribers ?? (() => true);
+    this.instrumentStats = opts.instrumentStats ?? (() => undefined);
     this.books = new CoalescingPublisher((ch, data) => this.send(ch, data), {
       intervalMs: opts.bookIntervalMs ?? 50,
       onError: this.onError,
@@ -260,7 +264,7 @@ export class ExchangeChannels {
       case 'instrument': {
         const config = this.engine.instrumentConfig(ev.instrument.id);
         if (!config) return;
-        return this.send(this.channel('instruments'), toInstrumentLive(config, ev.instrument, undefined));
+        return this.send(this.channel('instruments'), toInstrumentLive(config, ev.instrument, this.instrumentStats(ev.instrument.id)));
       }
       case 'matcher':
         return this.publishInfo(ev.matcher.state, ev.matcher.updatedAt);

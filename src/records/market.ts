@@ -80,16 +80,20 @@ export function coinsFromInstruments(configs: InstrumentConfig[]): CoinInfo[] {
   return [...coins.values()];
 }
 
-/** Rolling statistics the engine does not keep (the read model computes them); zeros when unknown. */
+/**
+ * Rolling 24 h statistics the engine does not keep (the read model folds them from the trades, minute buckets:
+ * src/store/exchange-statistics.ts); zeros when unknown. The funding rate comes from the engine unless given.
+ */
 export interface InstrumentStats {
   high: Units;
   low: Units;
+  /** The price 24 h ago (last trade before the window). */
   closePrice: Units;
   volume: Money;
   volumeBase: Units;
   /** Current funding rate, decimal fraction string. */
-  fundingRate: string;
-  fundingRateCreatedAt: number | null;
+  fundingRate?: string;
+  fundingRateCreatedAt?: number | null;
 }
 
 const CoinRef = Type.Object({ ...coinFields, createdAt: IsoTime });
@@ -134,11 +138,11 @@ const metricsFields = {
   fundingRate: Type.Number(),
   fundingRateCreatedAt: Type.Union([IsoTime, Type.Null()]),
   openInterest: Type.Number(),
-  low: Type.Number(),
-  high: Type.Number(),
-  closePrice: Type.Number(),
-  volume: Type.Number(),
-  volumeBase: Type.Number(),
+  low: Type.Number({ description: 'lowest trade price of the rolling 24 h (minute granularity); 0 without trades' }),
+  high: Type.Number({ description: 'highest trade price of the rolling 24 h; 0 without trades' }),
+  closePrice: Type.Number({ description: 'the price 24 h ago: last trade before the rolling window (else its first trade)' }),
+  volume: Type.Number({ description: 'Σ quantity × price of the rolling 24 h, USDT' }),
+  volumeBase: Type.Number({ description: 'Σ quantity of the rolling 24 h' }),
 };
 /** `fields=metrics` variant. */
 export const InstrumentMetricsRecord = Type.Object({ ...instrumentFields, ...metricsFields }, { description: 'Instrument with metrics' });
@@ -198,8 +202,10 @@ export function toInstrumentMetrics(
     ...toInstrument(c, s, coins),
     maxSlippage: dec(c.slippageLimit),
     // The engine's last settled rate unless the read model supplies one.
-    fundingRate: stats ? dec(stats.fundingRate) : num(s?.fundingRate ?? 0n),
-    fundingRateCreatedAt: stats ? (stats.fundingRateCreatedAt == null ? null : iso(stats.fundingRateCreatedAt)) : s?.fundingRateAt == null ? null : iso(s.fundingRateAt),
+    fundingRate: stats?.fundingRate !== undefined ? dec(stats.fundingRate) : num(s?.fundingRate ?? 0n),
+    fundingRateCreatedAt: stats?.fundingRateCreatedAt !== undefined
+      ? (stats.fundingRateCreatedAt === null ? null : iso(stats.fundingRateCreatedAt))
+      : s?.fundingRateAt == null ? null : iso(s.fundingRateAt),
     openInterest: s ? num(s.openInterest) : 0,
     low: stats ? num(stats.low) : 0,
     high: stats ? num(stats.high) : 0,

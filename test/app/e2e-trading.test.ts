@@ -496,6 +496,42 @@ describe('e2e: two bots trade BTCUSDT over HTTP', () => {
     }
   });
 
+  test('24 h instrument statistics: fields=metrics and the instruments channel carry the traded high, low and volumes', async () => {
+    const trades = ok(await http(X.url, 'GET', '/api/market/BTCUSDT/recent-trades?limit=500')) as Array<{ fillQuantity: number; fillPrice: number; createdAt: string }>;
+    assert.ok(trades.length >= 3, `trades so far: ${trades.length}`);
+    const prices = trades.map((t) => t.fillPrice);
+    const volume = money(...trades.map((t) => money(t.fillQuantity * t.fillPrice)));
+    const volumeBase = money(...trades.map((t) => t.fillQuantity));
+    const btc = (ok(await http(X.url, 'GET', '/api/market/instrument?fields=metrics')) as Array<Record<string, any>>).find((i) => i.id === 'BTCUSDT')!;
+    assert.equal(btc.high, Math.max(...prices));
+    assert.equal(btc.low, Math.min(...prices));
+    assertMoney(btc.volume, volume, 'volume');
+    assertMoney(btc.volumeBase, volumeBase, 'volumeBase');
+    // The oldest trade of the window (no trade before it): the price 24 h ago.
+    assert.equal(btc.closePrice, trades[trades.length - 1]!.fillPrice);
+
+    // The channel: the next instrument change carries the same figures (they used to be zeros).
+    const c = wsClient(X.ex.wsUrl);
+    const seen: Array<Record<string, any>> = [];
+    try {
+      c.connect();
+      await connected(c);
+      const sub = c.newSubscription(`${X.ex.channelPrefix}instruments`);
+      sub.on('publication', (p) => seen.push(p.data as Record<string, any>));
+      sub.subscribe();
+      await subscribed(sub);
+      await sleep(1100); // the channel's fold catches up at most once a second
+      ok(await http(X.url, 'POST', '/api/admin/index-price', { instrument: 'BTCUSDT', price: '100000' }, { 'x-operator-token': X.ex.operatorToken }));
+      const live = await eventually(async () => seen.filter((i) => i.id === 'BTCUSDT'), (l) => l.length > 0, 'an instruments publication');
+      const last = live[live.length - 1]!;
+      assert.deepEqual([last.high, last.low, last.closePrice], [btc.high, btc.low, btc.closePrice]);
+      assertMoney(last.volume, volume, 'channel volume');
+      assertMoney(last.volumeBase, volumeBase, 'channel volumeBase');
+    } finally {
+      c.disconnect();
+    }
+  });
+
   test('a value the signed struct cannot hold is a 400 naming the field, not a 500', async () => {
     // Leverage 256..300 is within the spec's 1..300 (and BTCUSDT's maxLeverage) but not a uint8: no wallet
     // can sign it (ethers refuses), so any signature is invalid. The server used to answer 500 here.
