@@ -262,9 +262,12 @@ export class ExchangeChannels {
       case 'book':
         return this.scheduleBooks(ev.instrument);
       case 'instrument': {
+        // No history on this channel: without subscribers there is nothing to build (nor statistics to fold).
+        const channel = this.channel('instruments');
+        if (!this.hasSubscribers(channel)) return;
         const config = this.engine.instrumentConfig(ev.instrument.id);
         if (!config) return;
-        return this.send(this.channel('instruments'), toInstrumentLive(config, ev.instrument, this.instrumentStats(ev.instrument.id)));
+        return this.send(channel, toInstrumentLive(config, ev.instrument, this.instrumentStats(ev.instrument.id)));
       }
       case 'matcher':
         return this.publishInfo(ev.matcher.state, ev.matcher.updatedAt);

@@ -6,6 +6,7 @@ import type { ExchangeEngine } from '../../src/engine/api.js';
 import type { EngineEvent } from '../../src/engine/records.js';
 import { ExchangeChannels, parseChannel } from '../../src/realtime/channels.js';
 import { orderView, positionView, USER } from '../api/fakes.js';
+import { waitFor } from '../realtime/helpers.js';
 
 const ENV = 'futures-perp-dev';
 const client = { id: 'c' };
@@ -84,6 +85,7 @@ describe('realtime channels mapping', () => {
   test('order-book and trade channels nobody subscribes to are not built; user channels always are (history)', () => {
     const sent: Array<[string, unknown]> = [];
     let depthBuilds = 0;
+    let statsReads = 0;
     const subscribed = new Set([`${ENV}:orderBook-BTCUSDT-1`]);
     const engine = {
       instrumentConfig: (id: string) => DEMO_INSTRUMENTS.find((i) => i.id === id),
@@ -97,6 +99,7 @@ describe('realtime channels mapping', () => {
       engine,
       publish: (c, d) => void sent.push([c, d]),
       hasSubscribers: (c) => subscribed.has(c),
+      instrumentStats: () => void statsReads++,
       auth: { verifyAccessToken: async () => null },
     });
     ch.onBatch({
@@ -104,11 +107,13 @@ describe('realtime channels mapping', () => {
         { type: 'order', order: orderView() },
         { type: 'trade', trade: { executionId: 'e', instrument: 'BTCUSDT', side: 'BUY', quantity: 1e8, price: 100e8, createdAt: 1 } },
         { type: 'book', instrument: 'BTCUSDT', t: 5 },
+        { type: 'instrument', instrument: { id: 'BTCUSDT', updatedAt: 5 } as never },
       ],
     });
     ch.stop();
     assert.deepEqual(sent.map(([c]) => c).sort(), [`${ENV}:order-${USER.exchangeId}`, `${ENV}:orderBook-BTCUSDT-1`].sort());
     assert.equal(depthBuilds, 1);
+    assert.equal(statsReads, 0, 'no statistics read for an instruments channel nobody listens to');
   });
 });
 
@@ -132,8 +137,7 @@ describe('info channel: matcher snapshots', () => {
     ch.start();
     try {
       // No matcher change at all, and the clock stands still: snapshots still arrive, each one later.
-      await new Promise((r) => setTimeout(r, 60));
-      assert.ok(sent.length >= 2, `snapshots: ${sent.length}`);
+      await waitFor(() => sent.length >= 2, 3000, 'two snapshots');
       assert.ok(sent.every(([, d]) => d.state === 'active'));
       // A change whose engine time is not later than the last snapshot is still published later than it.
       const lastSnapshot = Date.parse(sent.at(-1)![1].updatedAt);
@@ -143,7 +147,8 @@ describe('info channel: matcher snapshots', () => {
       assert.equal(change.state, 'me-dead');
       assert.ok(Date.parse(change.updatedAt) > lastSnapshot);
       clock += 1000;
-      await new Promise((r) => setTimeout(r, 30));
+      const n = sent.length;
+      await waitFor(() => sent.length > n, 3000, 'a snapshot after the change');
       assert.equal(sent.at(-1)![1].state, 'me-dead');
     } finally {
       ch.stop();
