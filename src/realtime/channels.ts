@@ -144,6 +144,8 @@ export class ExchangeChannels {
   /** Trade createdAt per instrument, position updatedAt per user and instrument (see StrictTimes). */
   private readonly tradeTimes: StrictTimes;
   private readonly positionTimes: StrictTimes;
+  /** Book time (t) of the last publication per order-book channel. */
+  private readonly bookSentT = new Map<string, number>();
   private readonly now: () => number;
   private readonly onError: (err: unknown, channel: string) => void;
   private readonly hasSubscribers: (channel: string) => boolean;
@@ -292,7 +294,12 @@ export class ExchangeChannels {
       const grouping = best ? 0 : parseUnits(suffix);
       this.books.schedule(channel, () => {
         const d = this.engine.depth(instrument, best ? 1 : BOOK_CHANNEL_LEVELS, grouping);
-        return d ? toDepthEvent(d, best) : { instrument, orderBook: { t: this.now(), asks: [], bids: [] } };
+        if (!d) return { instrument, orderBook: { t: this.now(), asks: [], bids: [] } };
+        // The book is read when sent, so a publication can already show a later change than the event that
+        // scheduled it; the next one would repeat the same book and t, which clients drop: not sent.
+        if (this.bookSentT.get(channel) === d.t) return undefined;
+        this.bookSentT.set(channel, d.t);
+        return toDepthEvent(d, best);
       });
     }
   }

@@ -193,3 +193,26 @@ describe('comparison fields as the public client keys its entities', () => {
     assert.deepEqual(pubs.filter((p) => p.instrument === 'ETHUSDT').map((p) => Date.parse(p.updatedAt)), [7000]);
   });
 });
+
+test('order books: a publication that would repeat the book time (and so the book) is not sent', async () => {
+  const sent: Array<[string, { orderBook: { t: number } }]> = [];
+  let t = 5;
+  const engine = {
+    instrumentConfig: (id: string) => DEMO_INSTRUMENTS.find((i) => i.id === id),
+    depth: (instrument: string) => ({ instrument, t, asks: [], bids: [] }),
+  } as unknown as ExchangeEngine;
+  const ch = new ExchangeChannels({
+    env: ENV, engine, publish: (c, d) => void (c.endsWith('-best') && sent.push([c, d as { orderBook: { t: number } }])),
+    auth: { verifyAccessToken: async () => null }, bookIntervalMs: 10,
+  });
+  // The first event's publication already reads the book after the second change (t = 5) …
+  ch.onBatch({ events: [{ type: 'book', instrument: 'BTCUSDT', t: 4 }] });
+  // … so the trailing one the second event schedules would send t = 5 again.
+  ch.onBatch({ events: [{ type: 'book', instrument: 'BTCUSDT', t: 5 }] });
+  await new Promise((r) => setTimeout(r, 40));
+  t = 6;
+  ch.onBatch({ events: [{ type: 'book', instrument: 'BTCUSDT', t: 6 }] });
+  await new Promise((r) => setTimeout(r, 40));
+  ch.stop();
+  assert.deepEqual(sent.map(([, d]) => d.orderBook.t), [5, 6]);
+});
