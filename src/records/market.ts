@@ -136,7 +136,7 @@ export type InstrumentRecord = Static<typeof InstrumentRecord>;
 const metricsFields = {
   maxSlippage: Type.Number(),
   fundingRate: Type.Number(),
-  fundingRateCreatedAt: Type.Union([IsoTime, Type.Null()]),
+  fundingRateCreatedAt: Type.String({ description: 'ISO 8601 time of the last funding settlement (the instrument start date before the first)' }),
   openInterest: Type.Number(),
   low: Type.Number({ description: 'lowest trade price of the rolling 24 h (minute granularity); 0 without trades' }),
   high: Type.Number({ description: 'highest trade price of the rolling 24 h; 0 without trades' }),
@@ -203,9 +203,9 @@ export function toInstrumentMetrics(
     maxSlippage: dec(c.slippageLimit),
     // The engine's last settled rate unless the read model supplies one.
     fundingRate: stats?.fundingRate !== undefined ? dec(stats.fundingRate) : num(s?.fundingRate ?? 0n),
-    fundingRateCreatedAt: stats?.fundingRateCreatedAt !== undefined
-      ? (stats.fundingRateCreatedAt === null ? null : iso(stats.fundingRateCreatedAt))
-      : s?.fundingRateAt == null ? null : iso(s.fundingRateAt),
+    // Never null: clients read it as a time (the public one calls getTime() on it). Before the first settlement the
+    // rate is 0 as of the instrument's start, earlier than any funding-rate publication.
+    fundingRateCreatedAt: iso((stats?.fundingRateCreatedAt !== undefined ? stats.fundingRateCreatedAt : s?.fundingRateAt) ?? (Date.parse(c.startDate) || 0)),
     openInterest: s ? num(s.openInterest) : 0,
     low: stats ? num(stats.low) : 0,
     high: stats ? num(stats.high) : 0,

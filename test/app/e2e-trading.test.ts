@@ -509,6 +509,9 @@ describe('e2e: two bots trade BTCUSDT over HTTP', () => {
     assertMoney(btc.volumeBase, volumeBase, 'volumeBase');
     // The oldest trade of the window (no trade before it): the price 24 h ago.
     assert.equal(btc.closePrice, trades[trades.length - 1]!.fillPrice);
+    // No funding settled here (FUNDING_INTERVAL_MS=0): rate 0 as of the instrument's start, a time, not null.
+    assert.equal(btc.fundingRate, 0);
+    assert.equal(btc.fundingRateCreatedAt, btc.startDate);
 
     // The channel: the next instrument change carries the same figures (they used to be zeros).
     const c = wsClient(X.ex.wsUrl);
