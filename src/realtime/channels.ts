@@ -81,7 +81,7 @@ function unverifiedExpiryMs(token: string): number | undefined {
  * position closed and a new one opened in the same millisecond; the client keeps positions by instrument).
  * A repeated or earlier time is published 1 ms after the previous one of the same key.
  */
-export class StrictTimes {
+class StrictTimes {
   private readonly last = new Map<string, number>();
   private limit: number;
 
