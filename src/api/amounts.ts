@@ -52,6 +52,11 @@ export function bodyInstrument(engine: ExchangeEngine, id: string): Rules {
   return rulesOf(c);
 }
 
+/** A body that repeats the path's instrument (public clients post the signed struct whole) must agree with it. */
+export function sameInstrument(path: string, body: string | undefined): void {
+  if (body !== undefined && body !== path) throw badRequest('INVALID_INSTRUMENT', `Body instrument ${body} does not match the path instrument ${path}`);
+}
+
 function codeFor(label: string): string {
   return `INVALID_${label.replace(/[A-Z]/g, (m) => '_' + m).toUpperCase()}`;
 }

@@ -2,6 +2,12 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { channelComponentSchemas, realtimeExtension } from './channel-docs.js';
+
+/** `x-` extensions are copied into the document as they are; the option types do not list them. */
+function realtimeExtensionField(): object {
+  return { 'x-realtime': realtimeExtension() };
+}
 
 export async function installOpenApi(app: FastifyInstance, title: string): Promise<void> {
   await app.register(swagger, {
@@ -11,9 +17,12 @@ export async function installOpenApi(app: FastifyInstance, title: string): Promi
         title,
         version: '1.0.0',
         description: 'Errors always have the body { "error": { "code": string, "message": string } } and a 4xx status. '
-          + 'Amounts and prices accept a string or a number and are rounded half-up to 8 decimal places.',
+          + 'Amounts and prices accept a string or a number and are rounded half-up to 8 decimal places. '
+          + 'Real-time channels (websocket) and their payloads: the `x-realtime` extension and the Channel* schemas.',
       },
+      ...realtimeExtensionField(),
       components: {
+        schemas: channelComponentSchemas(),
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
           apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },

@@ -58,6 +58,8 @@ export const MarketOrderBody = Body({
   id: OrderIdV2,
 }, 'Market order');
 export const PositionCloseBody = Body({
+  // The public signing client posts the whole signed struct, which includes the instrument.
+  instrument: Type.Optional({ ...Instrument, description: 'optional; when sent, must equal the path instrument (it is signed)' }),
   quantity: Decimal,
   leverage: Leverage,
   signature: Signature,
@@ -178,6 +180,7 @@ export interface CloseInput {
 export function prepareClose(ctx: PrepareContext, instrument: string, b: PositionCloseBody): Prepared<CloseInput> {
   requireChainId(b.chainId, ctx.chainId);
   checkId(b.id, ctx.now);
+  A.sameInstrument(instrument, b.instrument);
   const r = A.pathInstrument(ctx.engine, instrument);
   const leverage = A.leverage(r, b.leverage);
   // Closing may leave dust below minQuantity, so only the increment and the maximum apply; 0 = all.

@@ -44,8 +44,11 @@ export const OneOrMany = <T extends ReturnType<typeof Type.String> | ReturnType<
 
 export const Limit = Type.Integer({ minimum: 1, maximum: PAGE_MAX, default: PAGE_DEFAULT });
 export const Offset = Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 });
-/** Time bound in a query: ISO 8601 or epoch ms. */
-export const TimeParam = Type.String({ maxLength: 40 });
+/**
+ * Time bound in a query: ISO 8601 or epoch ms (anything Date.parse reads). Long enough for a JavaScript Date
+ * put in a query as is — `String(date)`, ~62 characters, which the public client sends for GET /api/transfer.
+ */
+export const TimeParam = Type.String({ maxLength: 100, description: 'ISO 8601 time or epoch milliseconds' });
 export const YesFlag = Type.String({ maxLength: 8, description: '"yes" to enable' });
 
 export const InstrumentParams = Type.Object({ instrument: Instrument });

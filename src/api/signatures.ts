@@ -6,6 +6,7 @@
  */
 import { parseMoney } from '../domain/fixed.js';
 import type { UserRecord } from '../auth/types.js';
+import { Eip712EncodingError } from '../signing/errors.js';
 import type { SignatureVerifier, SignedMessage, SignedType } from '../signing/types.js';
 import { badRequest } from './errors.js';
 
@@ -77,7 +78,15 @@ export function withdrawMessage(recipient: string, amount: string | number): Sig
 export function signedBy(verifier: SignatureVerifier, user: UserRecord, p: SignedPayload): Promise<boolean> {
   if (!SIG_RE.test(p.signature)) return Promise.resolve(false);
   const sig = p.signature.startsWith('0x') ? p.signature : `0x${p.signature}`;
-  return verifier.recover(p.type, p.chainId, p.message, sig).then((signer) => signer !== null && signer.toLowerCase() === user.wallet.toLowerCase());
+  return verifier.recover(p.type, p.chainId, p.message, sig).then(
+    (signer) => signer !== null && signer.toLowerCase() === user.wallet.toLowerCase(),
+    (err: unknown) => {
+      // A value the typed data cannot hold (e.g. leverage 256..300 in the uint8 field) can have no valid
+      // signature: the client's fault, so a 400 that says which field, not a 500.
+      if (err instanceof Eip712EncodingError) throw badRequest('INVALID_SIGNATURE', `Invalid signature: ${err.message}, so it cannot be signed`);
+      throw err;
+    },
+  );
 }
 
 export function requireSignature(verifier: SignatureVerifier, user: UserRecord, p: SignedPayload): Promise<void> {

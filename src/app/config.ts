@@ -91,7 +91,7 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'SHUTDOWN_GRACE_MS', default: '10000', doc: 'Graceful stop: how long HTTP requests already in flight may take to finish before the sequencer stops.' },
   { env: 'BOOK_PUBLISH_INTERVAL_MS', default: '50', doc: 'Minimum interval between order-book publications per channel.' },
   { env: 'WS_WRITE_DELAY_MS', default: '0', doc: "Real-time write delay, ms: how long a connection's first queued message waits so more leave in the same websocket frame. 0 = written at once when idle; under load connections are written in turn and what queues meanwhile shares the frame (adaptive batching, README: Real-time fan-out). A delay only adds latency on top." },
-  { env: 'HEARTBEAT_MS', default: '5000', doc: 'Period of the {env}:heartbeat publication, ms.' },
+  { env: 'HEARTBEAT_MS', default: '5000', doc: 'Period of the {env}:heartbeat publication and of the matcher-state snapshot on {env}:info, ms.' },
   { env: 'FAUCET_AMOUNT', default: '10000', doc: 'USDT credited by the demo faucet per call (0 = faucet off).' },
   { env: 'CHAIN_DELAY_MS', default: '3000', doc: 'Simulated chain: time until a withdrawal or deposit is final, ms.' },
   { env: 'CHAIN_FAILURE_RATE', default: '0', doc: 'Simulated chain: share of withdrawals that fail (0..1); failed ones return the funds.' },

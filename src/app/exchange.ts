@@ -270,9 +270,10 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     });
     // Filled in once the real-time server exists (it attaches to the HTTP server built below).
     let onlineConnections = () => 0;
+    const exchangeStatistics = new ExchangeStatistics(store.db);
     const accounts = {
       ...openAccountStores(authDb, (userId) => auth.forgetUser(userId)),
-      statistics: new ExchangeStatistics(store.db),
+      statistics: exchangeStatistics,
       userHistory: new UserHistory(store.db, store.statistics),
       queries: store.queries,
       onlineConnections: () => onlineConnections(),
@@ -285,7 +286,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       verifier,
       chainId: config.chainId,
       // History reads first wait for the projection of every command applied so far (read-your-writes).
-      readStore: readStoreAdapter(store.queries, { stats: store.statistics, caughtUp: () => feed.whenCaughtUp(sequencer.seq) }),
+      readStore: readStoreAdapter(store.queries, { stats: store.statistics, exchangeStats: exchangeStatistics, caughtUp: () => feed.whenCaughtUp(sequencer.seq) }),
       clock: Date.now,
       config: { faucetAmount: config.faucetAmount },
       admin,
@@ -302,11 +303,22 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     // ---- real-time ----
     let publish: (channel: string, data: unknown) => unknown = () => undefined;
     let hasSubscribers: (channel: string) => boolean = () => true;
+    // The instruments channel reads the rolling 24 h statistics folded so far; the fold catches up at most once a second.
+    let statsFoldedAt = 0;
+    const liveInstrumentStats = (instrument: string) => {
+      const now = Date.now();
+      if (now - statsFoldedAt >= 1000) {
+        statsFoldedAt = now;
+        exchangeStatistics.refresh().catch((err: unknown) => log.warn({ err }, 'statistics fold failed'));
+      }
+      return exchangeStatistics.instrumentStats(instrument);
+    };
     const channels = new ExchangeChannels({
       env: config.channelEnv,
       engine,
       publish: (ch, data) => publish(ch, data),
       hasSubscribers: (ch) => hasSubscribers(ch),
+      instrumentStats: liveInstrumentStats,
       auth,
       bookIntervalMs: config.bookPublishIntervalMs,
       heartbeatMs: config.heartbeatMs,

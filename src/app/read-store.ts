@@ -5,6 +5,7 @@
 import type { ChartQuery, FillQuery, FundingTransferQuery, OrderQuery, Page, PositionHistoryQuery, ReadStore, TpSlQuery } from '../api/deps.js';
 import { badRequest } from '../api/errors.js';
 import type { FillView, OrderView, TpSlView, TradeView } from '../engine/records.js';
+import type { ExchangeStatistics } from '../store/exchange-statistics.js';
 import { StoreQueryError, type StoreQueries, type StoreStatistics } from '../store/index.js';
 
 const plusOne = (t: number | undefined): number | undefined => (t === undefined ? undefined : t + 1);
@@ -17,10 +18,12 @@ export interface ReadStoreAdapterOptions {
    * sees the effect of a command it was acknowledged (projection runs behind the replies).
    */
   caughtUp?: () => Promise<void>;
+  /** Rolling 24 h instrument statistics for `fields=metrics` (absent: zeros). */
+  exchangeStats?: ExchangeStatistics;
 }
 
 export function readStoreAdapter(q: StoreQueries, options: ReadStoreAdapterOptions = {}): ReadStore {
-  const { stats } = options;
+  const { stats, exchangeStats } = options;
   const caughtUp = options.caughtUp ?? (async () => undefined);
   /** Waits for the projection, then runs the read; a filter the store refuses (bad cursor, window too long…) is a 400. */
   async function read<T>(run: () => Promise<T>): Promise<T> {
@@ -42,6 +45,12 @@ export function readStoreAdapter(q: StoreQueries, options: ReadStoreAdapterOptio
       sort: f.sort, offset: f.offset, limit: f.limit, next: f.next,
     })),
     tpslForOrders: (userId: number, ids: readonly string[]) => read(() => q.tpslForOrders(userId, ids)),
+    ...(exchangeStats && {
+      instrumentStats: (instrument: string) => read(async () => {
+        await exchangeStats.refresh();
+        return exchangeStats.instrumentStats(instrument);
+      }),
+    }),
     ...(stats && {
       balanceChart: (c: ChartQuery) => read(() => stats.balanceChart(c.userId, c)),
       statistics: (c: ChartQuery) => read(() => stats.statistics(c.userId, c)),

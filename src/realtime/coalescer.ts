@@ -29,7 +29,10 @@ export class CoalescingPublisher {
     this.onError = opts.onError ?? (() => {});
   }
 
-  /** `produce` runs only when its state is actually published (so building it is lazy). */
+  /**
+   * `produce` runs only when its state is actually published (so building it is lazy); it returns undefined
+   * when there is nothing new to send (the state already went out), and then nothing is published.
+   */
   schedule(channel: string, produce: () => unknown): void {
     const w = this.windows.get(channel);
     if (w) {
@@ -73,7 +76,9 @@ export class CoalescingPublisher {
 
   private emit(channel: string, produce: () => unknown): void {
     try {
-      const r = this.publish(channel, produce());
+      const data = produce();
+      if (data === undefined) return;
+      const r = this.publish(channel, data);
       if (r instanceof Promise) r.catch((err) => this.onError(err, channel));
     } catch (err) {
       this.onError(err, channel);

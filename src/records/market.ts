@@ -14,7 +14,7 @@ function dec(s: string): number {
 export const MarketInfoRecord = Type.Object({
   state: Type.String({ description: 'matcher state; anything but `active` is a global halt' }),
   fees: Type.Object({ maker: Type.Number(), taker: Type.Number(), liquidation: Type.Number() }),
-  updatedAt: IsoTime,
+  updatedAt: Type.String({ description: 'ISO 8601 time of this snapshot of the state' }),
 }, { description: 'Market info' });
 export type MarketInfoRecord = Static<typeof MarketInfoRecord>;
 
@@ -24,7 +24,7 @@ export function toMarketInfo(m: MatcherView, fees: FeeSchedule): MarketInfoRecor
   return { state: m.state, fees: { maker: dec(fees.maker), taker: dec(fees.taker), liquidation: dec(fees.liquidation) }, updatedAt: iso(m.updatedAt) };
 }
 
-/** info channel payload. */
+/** info channel payload: a snapshot of the matcher state (published periodically and on every change). */
 export function toMatcherEvent(m: MatcherView): { state: string; updatedAt: string } {
   return { state: m.state, updatedAt: iso(m.updatedAt) };
 }
@@ -80,16 +80,20 @@ export function coinsFromInstruments(configs: InstrumentConfig[]): CoinInfo[] {
   return [...coins.values()];
 }
 
-/** Rolling statistics the engine does not keep (the read model computes them); zeros when unknown. */
+/**
+ * Rolling 24 h statistics the engine does not keep (the read model folds them from the trades, minute buckets:
+ * src/store/exchange-statistics.ts); zeros when unknown. The funding rate comes from the engine unless given.
+ */
 export interface InstrumentStats {
   high: Units;
   low: Units;
+  /** The price 24 h ago (last trade before the window). */
   closePrice: Units;
   volume: Money;
   volumeBase: Units;
   /** Current funding rate, decimal fraction string. */
-  fundingRate: string;
-  fundingRateCreatedAt: number | null;
+  fundingRate?: string;
+  fundingRateCreatedAt?: number | null;
 }
 
 const CoinRef = Type.Object({ ...coinFields, createdAt: IsoTime });
@@ -132,13 +136,13 @@ export type InstrumentRecord = Static<typeof InstrumentRecord>;
 const metricsFields = {
   maxSlippage: Type.Number(),
   fundingRate: Type.Number(),
-  fundingRateCreatedAt: Type.Union([IsoTime, Type.Null()]),
+  fundingRateCreatedAt: Type.String({ description: 'ISO 8601 time of the last funding settlement (the instrument start date before the first)' }),
   openInterest: Type.Number(),
-  low: Type.Number(),
-  high: Type.Number(),
-  closePrice: Type.Number(),
-  volume: Type.Number(),
-  volumeBase: Type.Number(),
+  low: Type.Number({ description: 'lowest trade price of the rolling 24 h (minute granularity); 0 without trades' }),
+  high: Type.Number({ description: 'highest trade price of the rolling 24 h; 0 without trades' }),
+  closePrice: Type.Number({ description: 'the price 24 h ago: last trade before the rolling window (else its first trade)' }),
+  volume: Type.Number({ description: 'Σ quantity × price of the rolling 24 h, USDT' }),
+  volumeBase: Type.Number({ description: 'Σ quantity of the rolling 24 h' }),
 };
 /** `fields=metrics` variant. */
 export const InstrumentMetricsRecord = Type.Object({ ...instrumentFields, ...metricsFields }, { description: 'Instrument with metrics' });
@@ -198,8 +202,10 @@ export function toInstrumentMetrics(
     ...toInstrument(c, s, coins),
     maxSlippage: dec(c.slippageLimit),
     // The engine's last settled rate unless the read model supplies one.
-    fundingRate: stats ? dec(stats.fundingRate) : num(s?.fundingRate ?? 0n),
-    fundingRateCreatedAt: stats ? (stats.fundingRateCreatedAt == null ? null : iso(stats.fundingRateCreatedAt)) : s?.fundingRateAt == null ? null : iso(s.fundingRateAt),
+    fundingRate: stats?.fundingRate !== undefined ? dec(stats.fundingRate) : num(s?.fundingRate ?? 0n),
+    // Never null: clients read it as a time (the public one calls getTime() on it). Before the first settlement the
+    // rate is 0 as of the instrument's start, earlier than any funding-rate publication.
+    fundingRateCreatedAt: iso((stats?.fundingRateCreatedAt !== undefined ? stats.fundingRateCreatedAt : s?.fundingRateAt) ?? (Date.parse(c.startDate) || 0)),
     openInterest: s ? num(s.openInterest) : 0,
     low: stats ? num(stats.low) : 0,
     high: stats ? num(stats.high) : 0,

@@ -4,6 +4,8 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { FastifyInstance } from 'fastify';
 import { buildAuthServer, buildServer } from '../../src/api/server.js';
+import { ORDER_BOOK_GROUPINGS } from '../../src/domain/enums.js';
+import { PUBLIC_CHANNELS, USER_CHANNELS } from '../../src/realtime/channels.js';
 import * as R from '../../src/records/index.js';
 import { ACCESS, API_KEY, AUTH, CHAIN, GOOD_SIG, NOW, OTHER_SIG, REFRESH, makeDeps, newOrderId } from './fakes.js';
 import { VALID, type Req } from './requests.js';
@@ -325,6 +327,26 @@ describe('gateway routes', () => {
     }
     const docs = await app.inject({ method: 'GET', url: '/docs/' });
     assert.ok(docs.statusCode < 400, `docs status ${docs.statusCode}`);
+  });
+
+  test('OpenAPI document describes every real-time channel with a payload schema', async () => {
+    const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const channels = doc['x-realtime']?.channels as Record<string, { payload: { $ref: string }; recoverable: boolean; subscribeData: string }>;
+    assert.ok(channels, 'x-realtime.channels');
+    const expected = [
+      ...PUBLIC_CHANNELS, `orderBook-{instrument}-{${ORDER_BOOK_GROUPINGS.join('|')}}`, 'orderBook-{instrument}-best', 'recent-trade-{instrument}', 'trade-{instrument}',
+      ...USER_CHANNELS.map((n) => `${n}-{exchangeId}`),
+    ].map((n) => `{env}:${n}`);
+    assert.deepEqual(Object.keys(channels).sort(), expected.sort());
+    for (const [name, c] of Object.entries(channels)) {
+      const ref = c.payload.$ref.replace('#/components/schemas/', '');
+      assert.equal(doc.components.schemas[ref]?.type, 'object', `${name}: payload ${c.payload.$ref}`);
+      const user = USER_CHANNELS.some((u) => name === `{env}:${u}-{exchangeId}`);
+      assert.equal(c.recoverable, user || name === '{env}:funding-rate', `${name} recoverable`);
+      assert.equal(c.subscribeData !== 'none', user, `${name} subscribe data`);
+    }
+    // A payload the spec leaves open is described field by field (coin-price: the coin with its index price).
+    assert.ok(doc.components.schemas.ChannelCoinPrice.properties.price);
   });
 
   test('auth routes can run on a separate instance', async () => {

@@ -5,7 +5,8 @@ import { DEMO_INSTRUMENTS } from '../../src/domain/instrument.js';
 import type { ExchangeEngine } from '../../src/engine/api.js';
 import type { EngineEvent } from '../../src/engine/records.js';
 import { ExchangeChannels, parseChannel } from '../../src/realtime/channels.js';
-import { orderView, USER } from '../api/fakes.js';
+import { orderView, positionView, USER } from '../api/fakes.js';
+import { waitFor } from '../realtime/helpers.js';
 
 const ENV = 'futures-perp-dev';
 const client = { id: 'c' };
@@ -84,6 +85,7 @@ describe('realtime channels mapping', () => {
   test('order-book and trade channels nobody subscribes to are not built; user channels always are (history)', () => {
     const sent: Array<[string, unknown]> = [];
     let depthBuilds = 0;
+    let statsReads = 0;
     const subscribed = new Set([`${ENV}:orderBook-BTCUSDT-1`]);
     const engine = {
       instrumentConfig: (id: string) => DEMO_INSTRUMENTS.find((i) => i.id === id),
@@ -97,6 +99,7 @@ describe('realtime channels mapping', () => {
       engine,
       publish: (c, d) => void sent.push([c, d]),
       hasSubscribers: (c) => subscribed.has(c),
+      instrumentStats: () => void statsReads++,
       auth: { verifyAccessToken: async () => null },
     });
     ch.onBatch({
@@ -104,10 +107,112 @@ describe('realtime channels mapping', () => {
         { type: 'order', order: orderView() },
         { type: 'trade', trade: { executionId: 'e', instrument: 'BTCUSDT', side: 'BUY', quantity: 1e8, price: 100e8, createdAt: 1 } },
         { type: 'book', instrument: 'BTCUSDT', t: 5 },
+        { type: 'instrument', instrument: { id: 'BTCUSDT', updatedAt: 5 } as never },
       ],
     });
     ch.stop();
     assert.deepEqual(sent.map(([c]) => c).sort(), [`${ENV}:order-${USER.exchangeId}`, `${ENV}:orderBook-BTCUSDT-1`].sort());
     assert.equal(depthBuilds, 1);
+    assert.equal(statsReads, 0, 'no statistics read for an instruments channel nobody listens to');
   });
+});
+
+describe('info channel: matcher snapshots', () => {
+  test('the state is published every period, not only on change; updatedAt strictly increases across snapshots and changes', async () => {
+    const sent: Array<[string, { state: string; updatedAt: string }]> = [];
+    let state = 'active';
+    let clock = 1_000_000;
+    const engine = {
+      instrumentConfig: () => undefined,
+      matcher: () => ({ state, updatedAt: 0 }),
+    } as unknown as ExchangeEngine;
+    const ch = new ExchangeChannels({
+      env: ENV,
+      engine,
+      publish: (c, d) => void (c === `${ENV}:info` && sent.push([c, d as { state: string; updatedAt: string }])),
+      auth: { verifyAccessToken: async () => null },
+      heartbeatMs: 10,
+      now: () => clock,
+    });
+    ch.start();
+    try {
+      // No matcher change at all, and the clock stands still: snapshots still arrive, each one later.
+      await waitFor(() => sent.length >= 2, 3000, 'two snapshots');
+      assert.ok(sent.every(([, d]) => d.state === 'active'));
+      // A change whose engine time is not later than the last snapshot is still published later than it.
+      const lastSnapshot = Date.parse(sent.at(-1)![1].updatedAt);
+      state = 'me-dead';
+      ch.onBatch({ events: [{ type: 'matcher', matcher: { state, updatedAt: clock - 5 } }] });
+      const change = sent.at(-1)![1];
+      assert.equal(change.state, 'me-dead');
+      assert.ok(Date.parse(change.updatedAt) > lastSnapshot);
+      clock += 1000;
+      const n = sent.length;
+      await waitFor(() => sent.length > n, 3000, 'a snapshot after the change');
+      assert.equal(sent.at(-1)![1].state, 'me-dead');
+    } finally {
+      ch.stop();
+    }
+    const times = sent.map(([, d]) => Date.parse(d.updatedAt));
+    for (let i = 1; i < times.length; i++) assert.ok(times[i] > times[i - 1], `updatedAt ${times[i - 1]} → ${times[i]}`);
+  });
+});
+
+describe('comparison fields as the public client keys its entities', () => {
+  const trade = (instrument: string, executionId: string, createdAt: number) =>
+    ({ type: 'trade', trade: { executionId, instrument, side: 'BUY', quantity: 1e8, price: 100e8, createdAt } }) as const;
+
+  test('trades of one instrument (kept by instrument): several fills of one command get strictly later createdAt', () => {
+    const { ch, sent } = setup();
+    // One taker sweeping three levels: three trades with the command's time; another instrument's trade alongside.
+    ch.onBatch({ events: [trade('BTCUSDT', '1', 5000), trade('BTCUSDT', '2', 5000), trade('ETHUSDT', '3', 5000), trade('BTCUSDT', '4', 5000)] });
+    ch.onBatch({ events: [trade('BTCUSDT', '5', 5001), trade('BTCUSDT', '6', 9000)] });
+    ch.stop();
+    const times = (name: string) => sent.filter(([c]) => c === `${ENV}:${name}`).map(([, d]) => Date.parse((d as { createdAt: string }).createdAt));
+    for (const name of ['trade-BTCUSDT', 'recent-trade-BTCUSDT']) assert.deepEqual(times(name), [5000, 5001, 5002, 5003, 9000], name);
+    assert.deepEqual(times('trade-ETHUSDT'), [5000]);
+    // The recent trade keeps its execution id.
+    const ids = sent.filter(([c]) => c === `${ENV}:recent-trade-BTCUSDT`).map(([, d]) => (d as { executionId: string }).executionId);
+    assert.deepEqual(ids, ['1', '2', '4', '5', '6']);
+  });
+
+  test('a position closed and a new one opened on the same instrument in the same millisecond: the new one is later', () => {
+    const { ch, sent } = setup();
+    const u = USER.exchangeId;
+    ch.onBatch({ events: [{ type: 'position', position: positionView({ id: 'p1', userId: u, instrument: 'BTCUSDT', quantity: 0, updatedAt: 7000 }) }] });
+    ch.onBatch({ events: [
+      { type: 'position', position: positionView({ id: 'p2', userId: u, instrument: 'BTCUSDT', quantity: 1e8, createdAt: 7000, updatedAt: 7000 }) },
+      { type: 'position', position: positionView({ id: 'p3', userId: u, instrument: 'ETHUSDT', quantity: 1e8, createdAt: 7000, updatedAt: 7000 }) },
+    ] });
+    // The new position's next change in the same millisecond as well.
+    ch.onBatch({ events: [{ type: 'position', position: positionView({ id: 'p2', userId: u, instrument: 'BTCUSDT', quantity: 2e8, updatedAt: 7001 }) }] });
+    ch.stop();
+    const pubs = sent.filter(([c]) => c === `${ENV}:position-${u}`).map(([, d]) => d as { id: string; instrument: string; updatedAt: string });
+    const btc = pubs.filter((p) => p.instrument === 'BTCUSDT').map((p) => [p.id, Date.parse(p.updatedAt)]);
+    assert.deepEqual(btc, [['p1', 7000], ['p2', 7001], ['p2', 7002]]);
+    assert.deepEqual(pubs.filter((p) => p.instrument === 'ETHUSDT').map((p) => Date.parse(p.updatedAt)), [7000]);
+  });
+});
+
+test('order books: a publication that would repeat the book time (and so the book) is not sent', async () => {
+  const sent: Array<[string, { orderBook: { t: number } }]> = [];
+  let t = 5;
+  const engine = {
+    instrumentConfig: (id: string) => DEMO_INSTRUMENTS.find((i) => i.id === id),
+    depth: (instrument: string) => ({ instrument, t, asks: [], bids: [] }),
+  } as unknown as ExchangeEngine;
+  const ch = new ExchangeChannels({
+    env: ENV, engine, publish: (c, d) => void (c.endsWith('-best') && sent.push([c, d as { orderBook: { t: number } }])),
+    auth: { verifyAccessToken: async () => null }, bookIntervalMs: 10,
+  });
+  // The first event's publication already reads the book after the second change (t = 5) …
+  ch.onBatch({ events: [{ type: 'book', instrument: 'BTCUSDT', t: 4 }] });
+  // … so the trailing one the second event schedules would send t = 5 again.
+  ch.onBatch({ events: [{ type: 'book', instrument: 'BTCUSDT', t: 5 }] });
+  await new Promise((r) => setTimeout(r, 40));
+  t = 6;
+  ch.onBatch({ events: [{ type: 'book', instrument: 'BTCUSDT', t: 6 }] });
+  await new Promise((r) => setTimeout(r, 40));
+  ch.stop();
+  assert.deepEqual(sent.map(([, d]) => d.orderBook.t), [5, 6]);
 });

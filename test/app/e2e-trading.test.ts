@@ -4,6 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { clientSignIn, randomWallet } from '../auth/helpers.js';
+import { client as wsClient, connected, subscribed } from '../realtime/helpers.js';
 import {
   ALL_TIME, Bot, CHAIN_ID, assertError, assertMoney, eventually, http, newOrderId, ok, sign, sleep, startTestExchange, units,
   type TestExchange,
@@ -324,7 +325,10 @@ describe('e2e: two bots trade BTCUSDT over HTTP', () => {
 
   let tpId = '';
   test('TpSl: create, list, modify, delete', async () => {
-    const created = ok(await B.post('/api/tpsl/BTCUSDT', await B.tpslBody('BTCUSDT', { type: 'take-profit', side: 'SELL', quantity: 0, price: 110000 })), 'tpsl create');
+    // As the public signing client sends it: the whole signed struct, instrument included.
+    const createBody = { instrument: 'BTCUSDT', ...(await B.tpslBody('BTCUSDT', { type: 'take-profit', side: 'SELL', quantity: 0, price: 110000 })) };
+    assertError(await B.post('/api/tpsl/BTCUSDT', { ...createBody, instrument: 'ETHUSDT' }), 400, 'INVALID_INSTRUMENT');
+    const created = ok(await B.post('/api/tpsl/BTCUSDT', createBody), 'tpsl create');
     tpId = created.id;
     assert.equal(created.instrument, 'BTCUSDT');
     assert.equal(created.type, 'take-profit');
@@ -371,7 +375,9 @@ describe('e2e: two bots trade BTCUSDT over HTTP', () => {
     // B offers 0.01 at 101000 (it reduces B's long when it fills); A closes its short against it.
     const ask = ok(await B.limit({ side: 'SELL', quantity: '0.01', limitPrice: 101000 }));
     assert.equal(ask.status, 'NEW');
-    const closeBody = await A.closeBody('BTCUSDT', 0, 10);
+    // As the public signing client sends it: the whole signed struct, instrument included.
+    const closeBody = { instrument: 'BTCUSDT', ...(await A.closeBody('BTCUSDT', 0, 10)) };
+    assertError(await A.post('/api/v2/position/BTCUSDT/close', { ...closeBody, instrument: 'ETHUSDT' }), 400, 'INVALID_INSTRUMENT');
     const close = ok(await A.post('/api/v2/position/BTCUSDT/close', closeBody), 'close');
     assert.equal(close.status, 'FILLED');
     assert.equal(close.side, 'BUY');
@@ -465,6 +471,87 @@ describe('e2e: two bots trade BTCUSDT over HTTP', () => {
     assertError(await http(X.url, 'POST', '/api/v2/order/limit', await A.limitBody({ side: 'SELL', quantity: '0.01', limitPrice: 108000 })), 401);
     assertError(await http(X.url, 'GET', '/api/position', undefined, { authorization: 'Bearer nope' }), 401);
     assert.deepEqual(await A.openOrders(), []);
+  });
+
+  test('matcher state as the public client follows it: REST snapshot as of now, then info snapshots even without a change', async () => {
+    // The public client marks the moment it starts listening and drops any state not newer than that; the
+    // matcher never changed here (engine updatedAt 0), which used to leave such a client without a state.
+    const since = Date.now();
+    const c = wsClient(X.ex.wsUrl);
+    const states: Array<{ state: string; updatedAt: string }> = [];
+    try {
+      c.connect();
+      await connected(c);
+      const sub = c.newSubscription(`${X.ex.channelPrefix}info`);
+      sub.on('publication', (p) => states.push(p.data as { state: string; updatedAt: string }));
+      sub.subscribe();
+      await subscribed(sub);
+      const m = ok(await http(X.url, 'GET', '/api/market'), 'market');
+      assert.equal(m.state, 'active');
+      assert.ok(Date.parse(m.updatedAt) >= since, `REST updatedAt ${m.updatedAt} is older than the request`);
+      await eventually(async () => states, (l) => l.some((s) => Date.parse(s.updatedAt) > since), 'an info snapshot', 5000);
+      assert.ok(states.every((s) => s.state === 'active'));
+    } finally {
+      c.disconnect();
+    }
+  });
+
+  test('24 h instrument statistics: fields=metrics and the instruments channel carry the traded high, low and volumes', async () => {
+    const trades = ok(await http(X.url, 'GET', '/api/market/BTCUSDT/recent-trades?limit=500')) as Array<{ fillQuantity: number; fillPrice: number; createdAt: string }>;
+    assert.ok(trades.length >= 3, `trades so far: ${trades.length}`);
+    const prices = trades.map((t) => t.fillPrice);
+    const volume = money(...trades.map((t) => money(t.fillQuantity * t.fillPrice)));
+    const volumeBase = money(...trades.map((t) => t.fillQuantity));
+    const btc = (ok(await http(X.url, 'GET', '/api/market/instrument?fields=metrics')) as Array<Record<string, any>>).find((i) => i.id === 'BTCUSDT')!;
+    assert.equal(btc.high, Math.max(...prices));
+    assert.equal(btc.low, Math.min(...prices));
+    assertMoney(btc.volume, volume, 'volume');
+    assertMoney(btc.volumeBase, volumeBase, 'volumeBase');
+    // The oldest trade of the window (no trade before it): the price 24 h ago.
+    assert.equal(btc.closePrice, trades[trades.length - 1]!.fillPrice);
+    // No funding settled here (FUNDING_INTERVAL_MS=0): rate 0 as of the instrument's start, a time, not null.
+    assert.equal(btc.fundingRate, 0);
+    assert.equal(btc.fundingRateCreatedAt, btc.startDate);
+
+    // The channel: the next instrument change carries the same figures (they used to be zeros).
+    const c = wsClient(X.ex.wsUrl);
+    const seen: Array<Record<string, any>> = [];
+    try {
+      c.connect();
+      await connected(c);
+      const sub = c.newSubscription(`${X.ex.channelPrefix}instruments`);
+      sub.on('publication', (p) => seen.push(p.data as Record<string, any>));
+      sub.subscribe();
+      await subscribed(sub);
+      await sleep(1100); // the channel's fold catches up at most once a second
+      ok(await http(X.url, 'POST', '/api/admin/index-price', { instrument: 'BTCUSDT', price: '100000' }, { 'x-operator-token': X.ex.operatorToken }));
+      const live = await eventually(async () => seen.filter((i) => i.id === 'BTCUSDT'), (l) => l.length > 0, 'an instruments publication');
+      const last = live[live.length - 1]!;
+      assert.deepEqual([last.high, last.low, last.closePrice], [btc.high, btc.low, btc.closePrice]);
+      assertMoney(last.volume, volume, 'channel volume');
+      assertMoney(last.volumeBase, volumeBase, 'channel volumeBase');
+    } finally {
+      c.disconnect();
+    }
+  });
+
+  test('a value the signed struct cannot hold is a 400 naming the field, not a 500', async () => {
+    // Leverage 256..300 is within the spec's 1..300 (and BTCUSDT's maxLeverage) but not a uint8: no wallet
+    // can sign it (ethers refuses), so any signature is invalid. The server used to answer 500 here.
+    const sig = `0x${'11'.repeat(65)}`;
+    const limit = { ...(await A.limitBody({ side: 'BUY', quantity: '0.01', limitPrice: 90000, leverage: 200 })), leverage: 300, signature: sig };
+    assert.match(assertError(await A.post('/api/v2/order/limit', limit), 400, 'INVALID_SIGNATURE').message, /leverage/);
+    const market = { ...(await A.marketBody({ side: 'BUY', cashQuantity: 100, leverage: 200 })), leverage: 256, signature: sig };
+    assertError(await A.post('/api/v2/order/market', market), 400, 'INVALID_SIGNATURE');
+    const close = { ...(await A.closeBody('BTCUSDT', 0, 200)), leverage: 300, signature: sig };
+    assertError(await A.post('/api/v2/position/BTCUSDT/close', close), 400, 'INVALID_SIGNATURE');
+    // In a batch the item fails on its own.
+    const good = await A.limitBody({ side: 'BUY', quantity: '0.01', limitPrice: 90000 });
+    const batch = ok(await A.post('/api/v2/order/mass-limit/BTCUSDT', [limit, good]), 'mass-limit') as Array<{ success: boolean; failReason?: string }>;
+    assert.equal(batch[0].success, false);
+    assert.match(batch[0].failReason ?? '', /leverage/);
+    assert.equal(batch[1].success, true);
+    ok(await A.post('/api/order/mass-cancel', { instrument: 'BTCUSDT' }));
   });
 });
 

@@ -74,6 +74,11 @@ describe('e2e: funds through the simulated chain', () => {
       assert.deepEqual(list.list.map((x: any) => [x.id, x.status]), [[t.id, 'blocked']]);
       assert.equal(list.count, 1);
       assert.deepEqual(ok(await A.get('/api/transfer?status=pending')).list, []);
+      // The public client puts JavaScript Dates into the query as they are: String(date), ~62 characters with
+      // spaces and a '+' (read back as a space), e.g. "Sun Nov 22 2026 19:43:33 GMT+0000 (Coordinated Universal Time)".
+      const u = new URL('/api/transfer', X.url);
+      u.search = `type=withdraw&after=${String(new Date(Date.now() - 3_600_000))}&before=${String(new Date(Date.now() + 3_600_000))}`;
+      assert.deepEqual(ok(await A.get(u.pathname + u.search), 'transfers between two Dates').list.map((x: any) => x.id), [t.id]);
 
       await sleep(CHAIN_DELAY_MS * 3);
       assert.equal(ok(await A.get('/api/transfer')).list[0].status, 'blocked', 'held: the chain outcome is not applied');
@@ -123,6 +128,9 @@ describe('e2e: funds through the simulated chain', () => {
     const body = await withdrawBody(A, '1');
     assertError(await A.post('/api/transfer/pf/withdraw', { ...body, amount: '2' }), [400, 401, 403]);
     assertError(await A.post('/api/transfer/pf/withdraw', { ...body, recipient: 'nope' }), 400);
+    // Mixed case with a wrong EIP-55 checksum cannot be signed (ethers refuses it): 400, not a 500.
+    const badChecksum = '0x5A5a5a5a5A5a5a5a5a5A5a5A5a5a5A5a5a5A5a5B';
+    assert.match(assertError(await A.post('/api/transfer/pf/withdraw', { ...body, recipient: badChecksum }), 400, 'INVALID_SIGNATURE').message, /recipient/);
     assertError(await B.post('/api/transfer/pf/withdraw', body), [400, 401, 403]); // someone else's signature
     assert.deepEqual({ available: await available(A), funding: await funding(A) }, before);
     assert.equal(ok(await A.get('/api/transfer')).count, 0);

@@ -118,6 +118,16 @@ describe('oauth', () => {
     assert.equal(ok(await B.get('/api/oauth/request/list')).list[0].status, 'revoked');
   });
 
+  test('approval in the public signing client\'s shape: { oauthRequestId, apiKeyEnabled, signature }', async () => {
+    const c = await open(`integrationId=${integrationId}&scopes=read`);
+    const signature = await consent(B, c.requestId);
+    assertError(await B.post('/api/oauth/approve', { signature }), 400, 'VALIDATION_ERROR');
+    assertError(await B.post('/api/oauth/approve', { requestId: c.requestId, oauthRequestId: '00000000-0000-4000-8000-000000000000', signature }), 400);
+    const approved = ok(await B.post('/api/oauth/approve', { oauthRequestId: c.requestId, apiKeyEnabled: false, signature }), 'approve');
+    assert.equal(approved.requestId, c.requestId);
+    assert.equal(new URL(approved.redirectUrl).searchParams.get('code'), approved.code);
+  });
+
   test('deny: redirect with access_denied; listed only withRejected; no later approval', async () => {
     const c = await open(`integrationId=${integrationId}&state=s2`);
     const denied = ok(await http(X.url, 'POST', '/api/oauth/deny', { requestId: c.requestId }, bearer(A.accessToken)));

@@ -60,6 +60,12 @@ describe('app: start, serve, restart', () => {
       priv.subscribe();
       await assert.rejects(subscribed(priv), (e: { code?: number }) => e.code === 103);
       c.disconnect();
+
+      // The OpenAPI document says what every route returns on success (operator routes included).
+      const doc = (await getJson(ex.url, '/openapi.json')) as { paths: Record<string, Record<string, { responses: Record<string, { content?: unknown }> }>> };
+      const undocumented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+        Object.entries(ops).filter(([, op]) => !op.responses['200']?.content).map(([method]) => `${method.toUpperCase()} ${path}`));
+      assert.deepEqual(undocumented, []);
     } finally {
       await ex.close();
     }

@@ -114,3 +114,56 @@ for (const [name, openStore] of [['sqlite', openSqliteTestStore], ['postgres', o
     }
   });
 });
+
+describe('rolling 24 h instrument statistics (fields=metrics, instruments channel)', () => {
+  const MIN = 60_000;
+  const u = (v: number) => Math.round(v * 1e8);
+  let seq = 0;
+  const trade = (instrument: string, t: number, qty: number, price: number): EventBatch => ({
+    seq: ++seq, ts: t,
+    events: [{ type: 'trade', trade: { executionId: `e${seq}`, instrument, side: 'BUY', quantity: u(qty), price: u(price), createdAt: t } }],
+  });
+
+  test('high, low, volumes and the price 24 h ago over a sliding window of whole minutes; folded incrementally', async () => {
+    const t = await openSqliteTestStore();
+    try {
+      const T = Date.UTC(2026, 0, 10, 12, 0, 30);
+      let now = T;
+      const stats = new ExchangeStatistics(t.store.db, { chunk: 2, now: () => now });
+      assert.equal(stats.instrumentStats('BTCUSDT'), undefined, 'never traded');
+      await t.store.projector.project([
+        trade('BTCUSDT', T - DAY_MS - 5 * MIN, 1, 90000), // before the window: the price 24 h ago
+        trade('BTCUSDT', T - DAY_MS + 2 * MIN, 0.5, 95000),
+        trade('BTCUSDT', T - 60 * MIN, 0.25, 101000),
+        trade('ETHUSDT', T - 30 * MIN, 2, 3500),
+        trade('BTCUSDT', T - 1000, 0.25, 99000),
+        trade('BTCUSDT', T - 500, 0.1, 100000.5),
+      ]);
+      await stats.refresh();
+      assert.deepEqual(stats.instrumentStats('BTCUSDT'), {
+        high: u(101000), low: u(95000), closePrice: u(90000),
+        volume: notional(u(0.5), u(95000)) + notional(u(0.25), u(101000)) + notional(u(0.25), u(99000)) + notional(u(0.1), u(100000.5)),
+        volumeBase: u(1.1),
+      });
+      assert.deepEqual(stats.instrumentStats('ETHUSDT'), { high: u(3500), low: u(3500), closePrice: u(3500), volume: notional(u(2), u(3500)), volumeBase: u(2) });
+
+      // Five minutes later the 95000 trade has left the window and is the price 24 h ago; a new trade arrives.
+      now = T + 5 * MIN;
+      await t.store.projector.project([trade('BTCUSDT', now - 100, 0.2, 98000)]);
+      await stats.refresh();
+      const later = stats.instrumentStats('BTCUSDT')!;
+      assert.deepEqual([later.high, later.low, later.closePrice, later.volumeBase], [u(101000), u(98000), u(95000), u(0.8)]);
+
+      // A day without trades: nothing in the window, the last price is the price 24 h ago.
+      now = T + 2 * DAY_MS;
+      assert.deepEqual(stats.instrumentStats('BTCUSDT'), { high: 0, low: 0, closePrice: u(98000), volume: 0n, volumeBase: 0 });
+
+      // A fresh fold at that time agrees (history older than the window only sets the price before it).
+      const fresh = new ExchangeStatistics(t.store.db, { now: () => now });
+      await fresh.refresh();
+      assert.deepEqual(fresh.instrumentStats('BTCUSDT'), stats.instrumentStats('BTCUSDT'));
+    } finally {
+      await t.dispose();
+    }
+  });
+});

@@ -9,7 +9,7 @@ import { MARKET_STATES, MATCHER_STATES, TRADING_STATES, VISIBILITY_STATES } from
 import type { InstrumentConfig } from '../../domain/instrument.js';
 import { formatUnits, type Money, type Units } from '../../domain/fixed.js';
 import type { InstrumentStateView } from '../../engine/records.js';
-import { ErrorBody, num, StringEnum } from '../../records/common.js';
+import { ErrorBody, Nullable, num, StringEnum } from '../../records/common.js';
 import * as A from '../amounts.js';
 import type { RouteContext } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
@@ -66,6 +66,15 @@ const IndexPriceReply = Type.Object({
   ok: Type.Boolean(), seq: Type.Integer(), instrument: Type.String(), indexPrice: Type.Number(), markPrice: Type.Number(),
 });
 
+const DecOut = Nullable(Type.String({ description: 'decimal' }));
+const OperatorInstrument = Type.Object({
+  config: InstrumentConfigBody,
+  state: Nullable(Type.Object({
+    id: Type.String(), trading: StringEnum(TRADING_STATES), lastPrice: DecOut, markPrice: DecOut, indexPrice: DecOut, openInterest: DecOut,
+    fundingRate: DecOut, fundingRateAt: Nullable(Type.Number({ description: 'ms' })), updatedAt: Type.Number({ description: 'ms' }),
+  })),
+}, { description: 'An instrument configuration with its live state (null before the engine knows it)' });
+
 /** Live instrument state with prices as decimal strings (engine values are 1e-8 integers and bigints). */
 function stateForOperator(s: InstrumentStateView | undefined) {
   if (!s) return null;
@@ -82,7 +91,7 @@ export function adminMarketRoutes(ctx: RouteContext) {
     const security = OPERATOR_SECURITY;
 
     app.get('/api/admin/instruments', {
-      schema: { tags, security, summary: 'Instrument configurations with live state', response: { ...errors } },
+      schema: { tags, security, summary: 'Instrument configurations with live state', response: { 200: Type.Array(OperatorInstrument), ...errors } },
     }, async () => ctx.engine.instrumentConfigs().map((config) => ({ config, state: stateForOperator(ctx.engine.instrumentState(config.id)) })));
 
     app.post('/api/admin/instruments', {

@@ -5,11 +5,34 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { formatUnits } from '../../domain/fixed.js';
-import { ErrorBody } from '../../records/common.js';
+import { ErrorBody, Nullable } from '../../records/common.js';
 import type { RouteContext } from '../context.js';
 import { OPERATOR_SECURITY } from '../operator.js';
 
 const errors = { '4xx': ErrorBody };
+const Ms = Type.Number({ description: 'ms' });
+const DecOut = Nullable(Type.String({ description: 'decimal' }));
+const StatusReply = Type.Object({
+  seq: Type.Integer(),
+  matcher: Type.String(),
+  uptimeSec: Type.Integer(),
+  startedAt: Ms,
+  sequencer: Type.String({ description: 'running | stopping | stopped | failed' }),
+  lastSnapshotSeq: Type.Integer(),
+  commandsByKind: Type.Record(Type.String(), Type.Integer()),
+  realtime: Type.Object({ connections: Type.Integer(), subscriptions: Type.Integer() }),
+  ledger: Type.Object({
+    deposits: Type.String(), withdrawals: Type.String(), balances: Type.String(), fees: Type.String(), reserveFund: Type.String(),
+  }, { description: 'money identity terms, decimals' }),
+  marketMakers: Type.Integer(),
+  startup: Type.Optional(Type.Object({
+    totalMs: Ms, snapshotSeq: Type.Integer(), replayed: Type.Integer(), snapshotReadMs: Ms, snapshotRestoreMs: Ms, replayMs: Ms,
+    readModel: Type.Object({ fromSeq: Type.Integer(), projected: Type.Integer(), catchUpMs: Ms }), listenMs: Ms,
+  }, { description: 'where start-up time went' })),
+  instruments: Type.Array(Type.Object({
+    id: Type.String(), trading: Type.String(), indexPrice: DecOut, markPrice: DecOut, lastPrice: DecOut, bestBid: DecOut, bestAsk: DecOut, openInterest: DecOut,
+  })),
+}, { description: 'Exchange status' });
 
 export function adminSystemRoutes(ctx: RouteContext) {
   return async function plugin(app: FastifyInstance) {
@@ -19,7 +42,7 @@ export function adminSystemRoutes(ctx: RouteContext) {
     if (!admin) return;
 
     app.get('/api/admin/status', {
-      schema: { tags, security, summary: 'Engine, sequencer, real-time and ledger status', response: { ...errors } },
+      schema: { tags, security, summary: 'Engine, sequencer, real-time and ledger status', response: { 200: StatusReply, ...errors } },
     }, async () => {
       const engine = ctx.engine;
       const status = admin.status();

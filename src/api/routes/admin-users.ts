@@ -6,10 +6,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { UserRecord } from '../../auth/types.js';
 import { ErrorBody, StringEnum } from '../../records/common.js';
-import { toFill } from '../../records/fill.js';
-import { toBalanceItems } from '../../records/funds.js';
-import { toOrder } from '../../records/order.js';
-import { toUser } from '../../records/user.js';
+import { FillRecord, toFill } from '../../records/fill.js';
+import { BalanceItemRecord, toBalanceItems } from '../../records/funds.js';
+import { OrderRecord, toOrder } from '../../records/order.js';
+import { UserWireRecord, toUser } from '../../records/user.js';
 import * as A from '../amounts.js';
 import type { RouteContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
@@ -21,6 +21,17 @@ const errors = { '4xx': ErrorBody };
 const UserParams = Type.Object({ exchangeId: Type.Integer({ minimum: 1, maximum: 2 ** 31 }) });
 const HistoryParams = Type.Object({ ...UserParams.properties, kind: StringEnum(['orders', 'fills'] as const) });
 const HistoryQuery = Type.Object({ offset: Type.Optional(Offset), limit: Type.Optional(Limit) });
+const OperatorUser = Type.Object({
+  user: UserWireRecord,
+  balance: Type.Array(BalanceItemRecord),
+  positions: Type.Integer({ description: 'open positions' }),
+  openOrders: Type.Integer({ description: 'live orders' }),
+});
+const RoleReply = Type.Object({ exchangeId: Type.Integer(), wallet: Type.String(), role: Type.String() });
+const OperatorHistory = Type.Object({
+  list: Type.Array(Type.Union([OrderRecord, FillRecord]), { description: 'Order items for kind=orders, Fill items for kind=fills' }),
+  count: Type.Integer(),
+});
 const DepositBody = Body({ amount: Decimal });
 const RoleBody = Body({ role: StringEnum(['user', 'admin'] as const) });
 
@@ -37,7 +48,7 @@ export function adminUserRoutes(ctx: RouteContext) {
     };
 
     app.get('/api/admin/users/:exchangeId', {
-      schema: { tags, security, summary: 'A user with balances and positions', params: UserParams, response: { ...errors } },
+      schema: { tags, security, summary: 'A user with balances and positions', params: UserParams, response: { 200: OperatorUser, ...errors } },
     }, async (req) => {
       const { exchangeId } = req.params as Static<typeof UserParams>;
       const user = userOr404(exchangeId);
@@ -65,7 +76,7 @@ export function adminUserRoutes(ctx: RouteContext) {
     });
 
     app.post('/api/admin/users/:exchangeId/role', {
-      schema: { tags, security, summary: 'Grant or withdraw the admin role', params: UserParams, body: RoleBody, response: { ...errors } },
+      schema: { tags, security, summary: 'Grant or withdraw the admin role', params: UserParams, body: RoleBody, response: { 200: RoleReply, ...errors } },
     }, async (req) => {
       const { exchangeId } = req.params as Static<typeof UserParams>;
       userOr404(exchangeId);
@@ -77,7 +88,7 @@ export function adminUserRoutes(ctx: RouteContext) {
     });
 
     app.get('/api/admin/users/:exchangeId/history/:kind', {
-      schema: { tags, security, summary: "A page of a user's orders or fills, oldest first", params: HistoryParams, querystring: HistoryQuery, response: { ...errors } },
+      schema: { tags, security, summary: "A page of a user's orders or fills, oldest first", params: HistoryParams, querystring: HistoryQuery, response: { 200: OperatorHistory, ...errors } },
     }, async (req) => {
       const { exchangeId, kind } = req.params as Static<typeof HistoryParams>;
       const q = req.query as Static<typeof HistoryQuery>;

@@ -35,7 +35,12 @@ export function marketRoutes(ctx: RouteContext) {
 
     app.get('/api/market', {
       schema: { tags, summary: 'Matcher state and fee schedule', response: { 200: MarketInfoRecord } },
-    }, async () => toMarketInfo(ctx.engine.matcher(), ctx.cfg.fees));
+    }, async () => {
+      // A snapshot of the state as of now (the info channel's snapshots carry their time the same way): a client
+      // that drops states not newer than the moment it subscribed would otherwise discard the answer.
+      const m = ctx.engine.matcher();
+      return toMarketInfo({ state: m.state, updatedAt: Math.max(m.updatedAt, ctx.clock()) }, ctx.cfg.fees);
+    });
 
     app.get('/api/coin', {
       schema: { tags, summary: 'Coins', response: { 200: CoinListRecord } },

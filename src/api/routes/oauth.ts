@@ -13,7 +13,7 @@ import {
 import { OPERATOR_SECURITY } from '../operator.js';
 import { SECURITY, userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
-import { ApiError } from '../errors.js';
+import { ApiError, badRequest } from '../errors.js';
 import { Body, Offset, Signature, YesFlag } from '../schemas.js';
 import { requireSignature } from '../signatures.js';
 
@@ -26,7 +26,14 @@ const ClientQuery = Type.Object({
   scopes: Type.Optional(Type.Union([ScopeText, Type.Array(ScopeText, { maxItems: 20 })], { description: 'repeated, or space/comma separated; empty = all the integration may ask for' })),
   state: Type.Optional(Type.String({ maxLength: 500, default: '' })),
 });
-const ApproveBody = Body({ requestId: Uuid, signature: Signature }, 'OauthApproveBody: signature = EIP-712 "Oauth consent" { oauthRequestId: requestId } with the server chain id');
+// The public signing client returns { oauthRequestId, apiKeyEnabled, signature } (the signed field's own name), so
+// that object is accepted as it is, as well as { requestId, signature }.
+const ApproveBody = Body({
+  requestId: Type.Optional(Uuid),
+  oauthRequestId: Type.Optional({ ...Uuid, description: 'same as requestId (the name of the signed field); send one of the two' }),
+  apiKeyEnabled: Type.Optional(Type.Boolean({ description: 'accepted and ignored: a grant never creates an API key' })),
+  signature: Signature,
+}, 'OauthApproveBody: signature = EIP-712 "Oauth consent" { oauthRequestId } with the server chain id');
 const DenyBody = Body({ requestId: Uuid }, 'OauthDenyBody');
 const TokenBody = Body({ integrationId: Uuid, clientSecret: Type.String({ minLength: 1, maxLength: 200 }), code: Type.String({ minLength: 1, maxLength: 200 }) }, 'code → grant exchange');
 const ListQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })), offset: Type.Optional(Offset), withRejected: Type.Optional(YesFlag) });
@@ -70,7 +77,13 @@ export function oauthRoutes(ctx: RouteContext, oauth: OauthService) {
       schema: { tags, security: SECURITY, summary: 'Approve a consent request (wallet-signed)', body: ApproveBody, response: { 200: OauthApproveRecord, ...errors } },
     }, async (req) => {
       const user = userOf(req);
-      const { requestId, signature } = req.body as Static<typeof ApproveBody>;
+      const b = req.body as Static<typeof ApproveBody>;
+      const requestId = b.requestId ?? b.oauthRequestId;
+      if (requestId === undefined) throw badRequest('VALIDATION_ERROR', 'body.requestId: missing required field (or send oauthRequestId)');
+      if (b.oauthRequestId !== undefined && b.oauthRequestId.toLowerCase() !== requestId.toLowerCase()) {
+        throw badRequest('VALIDATION_ERROR', 'body.oauthRequestId: differs from requestId');
+      }
+      const { signature } = b;
       const id = requestId.toLowerCase();
       guarded(() => oauth.pendingRequest(id, ctx.clock()));
       await requireSignature(ctx.verifier, user, { type: 'Oauth consent', chainId: ctx.chainId, message: { oauthRequestId: requestId }, signature });

@@ -17,6 +17,8 @@ import { requireSignature, tpslMessage } from '../signatures.js';
 const errors = { '4xx': ErrorBody };
 const TpSlCreateBody = Body({
   type: StringEnum(TPSL_TYPES), side: SideSchema, quantity: Decimal, price: Decimal, order: Nullable(OrderIdAny), signature: Signature,
+  // The public signing client posts the whole signed struct, which includes the instrument.
+  instrument: Type.Optional({ ...Instrument, description: 'optional; when sent, must equal the path instrument (it is signed)' }),
 }, 'TpSl create (quantity 0 = whole position; `order` is not signed)');
 const TpSlModifyBody = Body({
   type: StringEnum(TPSL_TYPES), side: SideSchema, quantity: Decimal, price: Decimal, signature: Signature,
@@ -71,6 +73,7 @@ export function tpslRoutes(ctx: RouteContext) {
       const user = userOf(req);
       const { instrument } = req.params as Static<typeof InstrumentParams>;
       const b = req.body as Static<typeof TpSlCreateBody>;
+      A.sameInstrument(instrument, b.instrument);
       const rules = A.pathInstrument(ctx.engine, instrument);
       const quantity = A.quantity(rules, b.quantity, 'quantity', { allowZero: true, skipMin: true });
       const price = A.price(rules, b.price);
