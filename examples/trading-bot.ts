@@ -72,10 +72,53 @@ function loadWallet(): Wallet {
   }
 }
 
+class HttpError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
 class ExchangeClient {
   accessToken = '';
+  private refreshToken = '';
+  /** The refresh in flight: concurrent callers share it (a refresh token is single-use; reusing one revokes the session). */
+  private refreshing: Promise<void> | undefined;
 
+  /** Retries once after refreshing the session when the access token has expired (401). */
   async request<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+    try {
+      return await this.send<T>(method, path, body);
+    } catch (err) {
+      if (!(err instanceof HttpError) || err.status !== 401 || !this.refreshToken || path.startsWith('/auth/')) throw err;
+      await this.refresh();
+      return this.send<T>(method, path, body);
+    }
+  }
+
+  /** An access token valid for at least another 30 s (refreshed when it is not): for websocket subscriptions. */
+  async freshAccessToken(): Promise<string> {
+    const exp = JSON.parse(Buffer.from(this.accessToken.split('.')[1] ?? '', 'base64url').toString() || '{}').exp as number | undefined;
+    if (exp === undefined || exp * 1000 - Date.now() < 30_000) await this.refresh();
+    return this.accessToken;
+  }
+
+  /** Both tokens rotate: the old refresh token is spent. */
+  private refresh(): Promise<void> {
+    this.refreshing ??= this.rotate().finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+
+  private async rotate(): Promise<void> {
+    const res = await fetch(BASE + '/auth/refresh', { method: 'POST', headers: { authorization: `Bearer ${this.refreshToken}` } });
+    const json = (await res.json().catch(() => ({}))) as any;
+    if (!res.ok) throw new HttpError(res.status, `POST /auth/refresh → ${res.status} ${json?.error?.code}: ${json?.error?.message}`);
+    this.accessToken = json.token.accessToken;
+    this.refreshToken = json.token.refreshToken;
+  }
+
+  private async send<T>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await fetch(BASE + path, {
       method,
       headers: {
@@ -85,7 +128,7 @@ class ExchangeClient {
       body: body !== undefined ? JSON.stringify(body) : undefined,
     });
     const json = (await res.json().catch(() => ({}))) as any;
-    if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${json?.error?.code}: ${json?.error?.message}`);
+    if (!res.ok) throw new HttpError(res.status, `${method} ${path} → ${res.status} ${json?.error?.code}: ${json?.error?.message}`);
     return json as T;
   }
 
@@ -97,8 +140,9 @@ class ExchangeClient {
       version: '1', chainId: Number(CHAIN_ID), nonce,
     }).prepareMessage();
     const signature = await wallet.signMessage(message);
-    const session = await this.request<{ token: { accessToken: string } }>('POST', '/auth/user/sign-up', { wallet: wallet.address, message, nonce, signature });
+    const session = await this.request<{ token: { accessToken: string; refreshToken: string } }>('POST', '/auth/user/sign-up', { wallet: wallet.address, message, nonce, signature });
     this.accessToken = session.token.accessToken;
+    this.refreshToken = session.token.refreshToken;
   }
 }
 
@@ -119,8 +163,13 @@ function nextPublication<T>(sub: Subscription, pred: (data: T) => boolean, what:
   });
 }
 
-function subscribe(ws: Centrifuge, channel: string, data?: unknown): Promise<Subscription> {
-  const sub = ws.newSubscription(channel, data ? { data } : {});
+/**
+ * `getData` supplies the subscribe data: private channels send a fresh access token each time they
+ * (re)subscribe, so they outlive the token's few minutes (the server ends a subscription whose token expired
+ * with a code that makes the client subscribe again).
+ */
+function subscribe(ws: Centrifuge, channel: string, getData?: () => Promise<unknown>): Promise<Subscription> {
+  const sub = ws.newSubscription(channel, getData ? { getData: async () => await getData() } : {});
   return new Promise((resolve, reject) => {
     sub.once('subscribed', () => resolve(sub));
     sub.once('error', (ctx) => reject(new Error(`subscribe ${channel}: ${ctx.error.message}`)));
@@ -153,7 +202,7 @@ export async function main(): Promise<void> {
   const wsUrl = BASE.replace(/^http/, 'ws') + '/connection/websocket';
   const ws = new Centrifuge(wsUrl, { websocket: WebSocket });
   ws.connect();
-  const private_ = { accessToken: api.accessToken };
+  const private_ = async () => ({ accessToken: await api.freshAccessToken() });
   const book = await subscribe(ws, `${CHANNEL_ENV}:orderBook-${INSTRUMENT}-best`);
   const orders = await subscribe(ws, `${CHANNEL_ENV}:order-${me.exchangeId}`, private_);
   const positions = await subscribe(ws, `${CHANNEL_ENV}:position-${me.exchangeId}`, private_);
