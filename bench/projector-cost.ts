@@ -6,7 +6,7 @@
 // on this thread. Prints CPU µs per projected command (this thread only), median of PROJ_REPS timed runs.
 // Env: PROJ_ORDERS (60000 per run), PROJ_PREFILL (orders projected before timing, 60000), PROJ_GROUP (30),
 // PROJ_REPS (3), PROJ_DROP_INDEXES (comma list of index names to drop first, to price each index).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -96,6 +96,8 @@ async function run(batches: EventBatch[], setup: number): Promise<number> {
     if (env.PROJ_FRAMES === '1') await sql.raw('pragma wal_checkpoint(truncate)').execute(store.db);
     if (env.PROJ_FRAMES === '1') await sql.raw('pragma wal_autocheckpoint = 0').execute(store.db);
     const f0 = frames();
+    // Under `valgrind --tool=callgrind --instr-atstart=no`: count instructions of the timed part only.
+    if (env.PROJ_CALLGRIND === '1') spawnSync('callgrind_control', ['-i', 'on', String(process.pid)], { stdio: 'ignore' });
     const k0 = kernelThreadsCpuMs();
     const c0 = threadCpuMs();
     const t0 = performance.now();
@@ -103,6 +105,7 @@ async function run(batches: EventBatch[], setup: number): Promise<number> {
     const cpu = threadCpuMs() - c0;
     const wall = performance.now() - t0;
     const f1 = frames();
+    if (env.PROJ_CALLGRIND === '1') spawnSync('callgrind_control', ['-i', 'off', String(process.pid)], { stdio: 'ignore' });
     // Writeback the kernel does later for this run's writes (synchronous=OFF defers it there).
     await store.close();
     await new Promise((r) => setTimeout(r, 200));
