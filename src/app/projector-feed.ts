@@ -10,7 +10,8 @@
  * next call), because each call is one read-model transaction and its cost is mostly the index pages it
  * dirties, written to the WAL once per commit whatever the number of rows on them: a user's new orders
  * land on the same leaf of each orders index, so 20 ms of orders in one commit cost far less per order
- * than many small commits (bench/projector-cost.ts). Nobody waits for that: a read that needs the
+ * than many small commits (bench/projector-cost.ts: 128 users at ~7,000 orders/s, 20 ms = 140 orders per
+ * commit wrote 8.9 WAL pages per order, 50 ms = 350 orders 4.3). Nobody waits for that: a read that needs the
  * projection (whenCaughtUp) and drain() start the next call at once, and an idle feed sends the first
  * batch immediately (the linger counts from the previous call's start).
  */
