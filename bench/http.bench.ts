@@ -548,6 +548,7 @@ async function main(): Promise<void> {
         DEMO_WALLET: 'false',
         SIGNATURE_THREADS: SIGNATURE_THREADS,
         ACCESS_TOKEN_TTL_SEC: '3600',
+        ...(env.READ_MODEL_LINGER_MS !== undefined && { READ_MODEL_LINGER_MS: env.READ_MODEL_LINGER_MS }),
       }),
     );
     exchange = ex;

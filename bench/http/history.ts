@@ -23,6 +23,7 @@ import { readStoreAdapter } from '../../src/app/read-store.js';
 import type { AuthService, UserRecord } from '../../src/auth/types.js';
 import { createEngine } from '../../src/engine/engine.js';
 import { insertRows } from '../../src/store/bulk-write.js';
+import { recountOrders } from '../../src/store/count-triggers.js';
 import { openReadStore, type ReadStore } from '../../src/store/index.js';
 import { encodeCursor } from '../../src/store/paging.js';
 import { getRequest, runLoad, type LoadResult } from './load.js';
@@ -107,6 +108,8 @@ async function seed(store: ReadStore): Promise<void> {
       await insertRows(trx as never, store.kind, 'funding_changes', funding, { keys: ['seq', 'ev'], update: 'none' });
     });
   }
+  // SQLite's order counters are the projector's to keep (count-triggers.ts): count the bulk-written rows.
+  if (store.kind === 'sqlite') await recountOrders(store.db, 'sqlite');
   // vacuum as autovacuum would on a long-lived table: sets the visibility map, so counts can scan the index only.
   if (store.kind === 'postgres') await sql`vacuum analyze`.execute(store.db);
   console.log(`  seeded ${N.toLocaleString('en-US')} orders + ${Math.ceil(N / 2).toLocaleString('en-US')} fills (each with a collateral movement) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -19,6 +19,8 @@ export interface ExchangeConfig {
   journalWriter: 'thread' | 'inline';
   /** 'thread': the read model is projected on a worker thread (default); 'inline': on the event loop. */
   readModelWriter: 'thread' | 'inline';
+  /** Minimum ms between two read-model transactions while no read waits for the projection. */
+  readModelLingerMs: number;
   /** PostgreSQL connection string for the history read model; '' = SQLite in DATA_DIR/read.db. */
   readStoreUrl: string;
   snapshotEveryCommands: number;
@@ -85,6 +87,7 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'JOURNAL_WRITER', default: 'thread', doc: 'Where journal commits (and their fsync) run: thread = a writer thread, so the event loop keeps serving requests meanwhile; inline = on the event loop.' },
   { env: 'READ_STORE_URL', default: '(unset)', doc: 'PostgreSQL connection string (postgres://…) for the history read model; unset = SQLite in DATA_DIR/read.db. The read model is rebuilt from the journal if it is empty or behind.' },
   { env: 'READ_MODEL_WRITER', default: 'thread', doc: 'Where engine events are written into the history read model (read.db): thread = a worker thread; inline = on the event loop.' },
+  { env: 'READ_MODEL_LINGER_MS', default: '50', doc: 'Under load, the read model is written at most once per this many ms (one transaction for everything that arrived meanwhile: far less work per order than many small ones). A history read does not wait out the linger: one that needs the newest commands projected starts the write at once (it then waits for that write, up to this many ms of commands).' },
   { env: 'SNAPSHOT_EVERY_COMMANDS', default: '100000', doc: 'Engine snapshot after this many commands (0 = never by count).' },
   { env: 'SNAPSHOT_EVERY_MS', default: '300000', doc: 'Engine snapshot after this much command time, ms (0 = never by time).' },
   { env: 'SNAPSHOT_WRITER', default: 'replica', doc: 'Who takes the periodic engine snapshots: replica = a copy of the engine on a worker thread that follows the journal, so matching never pauses for a snapshot (costs a second copy of the engine state in memory and re-applying each command once); inline = captured on the event loop (pauses it ~1 ms per 1,000 resting orders).' },
@@ -206,6 +209,7 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
     signatureThreads: int(env, 'SIGNATURE_THREADS', 2),
     journalWriter,
     readModelWriter,
+    readModelLingerMs: int(env, 'READ_MODEL_LINGER_MS', 50),
     readStoreUrl: readStoreUrl(str(env, 'READ_STORE_URL', '')),
     snapshotEveryCommands: int(env, 'SNAPSHOT_EVERY_COMMANDS', 100000),
     snapshotEveryMs: int(env, 'SNAPSHOT_EVERY_MS', 300000),

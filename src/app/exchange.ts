@@ -177,7 +177,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       cleanups.push(() => p.close());
       await p.whenReady();
     }
-    const feed = new ProjectorFeed(threadedProjector ?? store.projector, log.child({ module: 'projector' }), engine.seq);
+    const feed = new ProjectorFeed(threadedProjector ?? store.projector, log.child({ module: 'projector' }), engine.seq, undefined, config.readModelLingerMs);
 
     let startup: StartupStatus | undefined;
 

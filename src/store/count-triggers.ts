@@ -1,21 +1,26 @@
 /**
- * Exact per-user row counters for the two big history tables, kept by database triggers.
+ * Exact per-user row counters for the orders history table.
  * (`fill_counts` is history: migration 0006 replaced it with per-fill ordinals, row-ordinals.ts.)
  *
- * `order_counts` has one row per (user, instrument, status, side, type, group, triggered) combination
- * and `fill_counts` one per (user, instrument): `n` rows, the [min, max] created_at they span, and a
- * `version` that grows on every row entering or leaving the combination. Every order filter the
- * routes accept is a condition on those columns plus the immutable created_at and id, so:
+ * `order_counts` has one row per (user, instrument, status, side, type, group, triggered) combination:
+ * `n` rows, the [min, max] created_at they span, and a `version` that grows on every row entering or
+ * leaving the combination. Every order filter the routes accept is a condition on those columns plus the
+ * immutable created_at and id, so:
  * - a filter without a time window (or one covering [min, max] of the matching combinations) is counted
  *   by summing a handful of counter rows instead of scanning the user's history;
  * - Σ version over the matching combinations changes whenever the filter's row set may have changed,
  *   which makes it a sound key for caching any other count (history-counts.ts).
  *
- * Triggers rather than projector code: they hold for every write path (projector, rebuild, bulk seeding)
- * and commit atomically with the rows they count. SQLite runs row triggers compiled into the writing
- * statement; PostgreSQL runs one statement-level trigger per write with transition tables (one grouped
- * upsert per statement, not one per row). min/max only widen: a row leaving a combination leaves them as
- * outer bounds, which keeps the "window covers everything" test conservative.
+ * Who keeps them, always in the transaction that writes the rows:
+ * - PostgreSQL: one statement-level trigger per write with transition tables (one grouped upsert per
+ *   statement, not one per row);
+ * - SQLite: the projector (projector.ts), which reads each order's previous row anyway to write only what
+ *   changed, and merges one delta per combination per transaction (`orderCountsMergeSql`). SQLite has row
+ *   triggers only: the original ones (migration 0003, dropped by 0007) ran an upsert per order written and
+ *   made every orders write keep a statement journal, ~25 % of the projection's CPU in bench:http. Anything
+ *   else writing orders into a SQLite read model calls `recountOrders` afterwards.
+ * min/max only widen: a row leaving a combination leaves them as outer bounds, which keeps the "window
+ * covers everything" test conservative.
  */
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { StoreDialectKind } from './types.js';
@@ -129,16 +134,51 @@ function postgresStatements(): string[] {
   ];
 }
 
+/** `insert … select` of every combination's counters from the orders table (the rows already there). */
+function orderCountsBackfillSql(kind: StoreDialectKind): string {
+  const triggered = kind === 'postgres' ? '(triggered_at is not null)::int' : '(triggered_at is not null)';
+  return `insert into order_counts (${ORDER_COLS}, n, min_created, max_created, version) ` +
+    `select ${ORDER_DATA}, ${triggered}, count(*), min(created_at), max(created_at), count(*) from orders group by ${ORDER_DATA}, ${triggered}`;
+}
+
+/**
+ * Recomputes `order_counts` from the orders table: for SQLite writers other than the projector (bulk
+ * seeding, repairs). Every version restarts at the row count, which differs from any version seen before
+ * only by chance: call it with no reader relying on cached counts (a restart seals new cursors anyway).
+ */
+export async function recountOrders(db: Kysely<any>, kind: StoreDialectKind): Promise<void> {
+  await sql.raw('delete from order_counts').execute(db);
+  await sql.raw(orderCountsBackfillSql(kind)).execute(db);
+}
+
+/** The combination columns of order_counts, in its key order. */
+export const ORDER_COUNT_KEY = ORDER_KEY;
+
+/**
+ * SQLite: adds one delta to a combination's counters (parameters: the ORDER_COUNT_KEY values, then
+ * n, min_created, max_created, version deltas); the same merge the triggers ran.
+ */
+export function orderCountsMergeSql(): string {
+  return `insert into order_counts (${ORDER_COLS}, n, min_created, max_created, version) values (${[...ORDER_KEY, 1, 2, 3, 4].map(() => '?').join(', ')}) ` +
+    mergeClause('order_counts', ORDER_KEY, 'min', 'max');
+}
+
+/** Migration 0007: SQLite's order counter triggers go; the projector keeps the counters (see above). */
+export function projectorOrderCountsMigration(kind: StoreDialectKind): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      if (kind !== 'sqlite') return;
+      for (const name of ['order_counts_ins', 'order_counts_upd', 'order_counts_del']) await sql.raw(`drop trigger if exists ${name}`).execute(db);
+    },
+  };
+}
+
 /** Migration: counter tables, backfill from the rows already there, then the triggers (same transaction on PG). */
 export function countTriggersMigration(kind: StoreDialectKind): Migration {
   return {
     async up(db: Kysely<any>) {
       await createCounterTables(db);
-      const triggered = kind === 'postgres' ? '(triggered_at is not null)::int' : '(triggered_at is not null)';
-      await sql.raw(
-        `insert into order_counts (${ORDER_COLS}, n, min_created, max_created, version) ` +
-        `select ${ORDER_DATA}, ${triggered}, count(*), min(created_at), max(created_at), count(*) from orders group by ${ORDER_DATA}, ${triggered}`,
-      ).execute(db);
+      await sql.raw(orderCountsBackfillSql(kind)).execute(db);
       await sql.raw(
         'insert into fill_counts (user_id, instrument, n, min_created, max_created, version) ' +
         'select user_id, instrument, count(*), min(created_at), max(created_at), count(*) from fills group by user_id, instrument',

@@ -3,7 +3,7 @@
  * in `kysely_migration`, and running again is a no-op). Append new migrations; never edit applied ones.
  */
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
-import { countTriggersMigration } from './count-triggers.js';
+import { countTriggersMigration, projectorOrderCountsMigration } from './count-triggers.js';
 import { fillHourCountsMigration } from './fill-hour-counts.js';
 import { historyOrdinalsMigration } from './row-ordinals.js';
 import type { StoreDialectKind } from './types.js';
@@ -267,6 +267,7 @@ export function storeMigrations(kind: StoreDialectKind): Record<string, Migratio
     '0004_history_filter_indexes': historyFilterIndexes,
     '0005_fill_hour_counts': fillHourCountsMigration(kind),
     '0006_history_ordinals': historyOrdinalsMigration(kind),
+    '0007_projector_order_counts': projectorOrderCountsMigration(kind),
   };
 }
 

@@ -34,10 +34,13 @@ function openSqlite(file: string): Database.Database {
   sqlite.pragma('temp_store = MEMORY');
   // Upserts touch several indexes per row; a bigger page cache keeps their hot pages in memory.
   sqlite.pragma('cache_size = -65536');
-  // Each projection commit rewrites the index pages it touched into the WAL; checkpointing every 10,000
-  // pages (~40 MB) instead of SQLite's 1,000 copies a page that changed in many commits back once, not
-  // once per 4 MB: measured ~95 → ~63 µs CPU per projected order (batches of 30 new orders).
-  sqlite.pragma('wal_autocheckpoint = 10000');
+  // Each projection commit rewrites the index pages it touched into the WAL; a checkpoint copies each page
+  // once however many commits rewrote it, then (synchronous=NORMAL) fsyncs the database file. Every 10,000
+  // pages instead of SQLite's 1,000: measured ~95 → ~63 µs CPU per projected order (batches of 30 new
+  // orders); every 50,000 (a WAL file of up to ~200 MB, reused): another ~10 % of the projector's CPU in
+  // bench/projector-cost.ts (350 orders per transaction, 128 users), the hot index leaves being copied and
+  // synced a fifth as often. Readers then search a longer WAL index (one hash table per 4,096 frames).
+  sqlite.pragma('wal_autocheckpoint = 50000');
   sqlite.defaultSafeIntegers(true);
   // Exact Σ a×b for user-charts.ts (SQLite integers overflow to floating point; money must not).
   sqlite.aggregate('exact_product_sum', {

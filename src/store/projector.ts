@@ -15,6 +15,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { EngineEvent } from '../engine/records.js';
 import { insertRows, insertSql, type ConflictAction } from './bulk-write.js';
+import { orderCountsMergeSql } from './count-triggers.js';
 import {
   fillRow, fundingRow, orderFeeRow, orderRow, toMoney, toNum, tpslRow, tradeRow, transferRow,
 } from './codec.js';
@@ -83,6 +84,8 @@ export class Projector {
     private readonly kind: StoreDialectKind,
     sqliteHandle?: BetterSqlite3.Database,
   ) {
+    // SQLite's order counters are kept by the projector's own writer (count-triggers.ts), so it needs the handle.
+    if (kind === 'sqlite' && !sqliteHandle) throw new Error('the SQLite projector needs the better-sqlite3 handle behind db');
     this.sqlite = kind === 'sqlite' && sqliteHandle ? new SqliteProjectionWriter(sqliteHandle) : undefined;
   }
 
@@ -202,6 +205,8 @@ class SqliteProjectionWriter {
   private readonly selectPositionLast: BetterSqlite3.Statement;
   private readonly selectOpenLifetime: BetterSqlite3.Statement;
   private readonly selectOrderGroup: BetterSqlite3.Statement;
+  private readonly selectOrder: BetterSqlite3.Statement;
+  private readonly mergeOrderCounts: BetterSqlite3.Statement;
   private readonly selectLastRow = new Map<OrdinalScope, BetterSqlite3.Statement>();
   private readonly renumberUser = new Map<OrdinalTable, BetterSqlite3.Statement>();
   private readonly run: (batches: readonly EventBatch[]) => ProjectResult;
@@ -212,6 +217,8 @@ class SqliteProjectionWriter {
     this.selectPositionLast = db.prepare('select * from position_last where user_id = ? and instrument = ?');
     this.selectOpenLifetime = db.prepare('select * from position_history where user_id = ? and instrument = ? and close_at is null');
     this.selectOrderGroup = db.prepare('select order_group from orders where user_id = ? and id = ?');
+    this.selectOrder = db.prepare('select * from orders where user_id = ? and id = ?');
+    this.mergeOrderCounts = db.prepare(orderCountsMergeSql());
     for (const t of ORDINAL_TABLES) {
       for (const scope of t.scopes) this.selectLastRow.set(scope, db.prepare(lastOfPartitionSql(t, scope)));
       this.renumberUser.set(t, db.prepare(renumberSql('sqlite', t, true)));
@@ -240,10 +247,15 @@ class SqliteProjectionWriter {
     let rows = 0;
     for (const t of tableWrites(pending)) {
       if (t.rows.length === 0) continue;
+      if (t.table === 'orders') {
+        this.writeOrders(t.rows);
+        rows += t.rows.length;
+        continue;
+      }
       let renumber: Set<number> | undefined;
       if (t.ordinals) {
         const reads = ordinalReads(t.ordinals, t.rows);
-        renumber = assignOrdinals(t.ordinals, t.rows, reads, reads.map((r) => this.selectLastRow.get(r.scope)!.get(r.values) as PartitionLast | undefined));
+        renumber = assignOrdinals(t.ordinals, t.rows, reads, reads.map((r) => this.selectLastRow.get(r.scope)!.get(...r.values) as PartitionLast | undefined));
       }
       const columns = Object.keys(t.rows[0]!);
       const stmt = this.upsert(t.table, columns, t.conflict);
@@ -251,13 +263,54 @@ class SqliteProjectionWriter {
       for (const row of t.rows) {
         for (let i = 0; i < columns.length; i++) params[i] = row[columns[i]!] ?? null;
         // A row not inserted (already there) left a gap in the ranks handed out: renumber its user.
-        if (stmt.run(params).changes === 0 && renumber) renumber.add(toNum(row.user_id as number));
+        if (stmt.run(...params).changes === 0 && renumber) renumber.add(toNum(row.user_id as number));
       }
       if (renumber) for (const userId of renumber) this.renumberUser.get(t.ordinals!)!.run(userId);
       rows += t.rows.length;
     }
     this.updateLastSeq.run(last);
     return { applied, skipped, rows, lastSeq: last };
+  }
+
+  /**
+   * Orders: each row against its previous version (one primary-key read): a new order is inserted, a known
+   * one updated in the columns that changed only (an index none of whose columns changed is not touched),
+   * and the order counters get one merged delta per combination for the whole call (count-triggers.ts).
+   */
+  private writeOrders(rows: readonly Row[]): void {
+    const deltas = new Map<string, OrderCountDelta>();
+    const columns = Object.keys(rows[0]!);
+    const insert = this.statement(`insert|${columns.join(',')}`, () => `insert into orders (${columns.map((c) => `"${c}"`).join(', ')}) values (${columns.map(() => '?').join(', ')})`);
+    const params: unknown[] = new Array(columns.length);
+    for (const row of rows) {
+      const old = this.selectOrder.get(row.user_id, row.id) as Row | undefined;
+      if (old === undefined) {
+        for (let i = 0; i < columns.length; i++) params[i] = row[columns[i]!] ?? null;
+        insert.run(...params);
+        addOrderCountDelta(deltas, row, 1);
+        continue;
+      }
+      const changed = columns.filter((c) => !sameValue(old[c], row[c]));
+      if (changed.length === 0) continue;
+      const values: unknown[] = changed.map((c) => row[c] ?? null);
+      values.push(row.user_id, row.id);
+      this.statement(`update|${changed.join(',')}`, () => `update orders set ${changed.map((c) => `"${c}" = ?`).join(', ')} where user_id = ? and id = ?`)
+        .run(...values);
+      if (orderCountKey(old) !== orderCountKey(row)) {
+        addOrderCountDelta(deltas, old, -1);
+        addOrderCountDelta(deltas, row, 1);
+      }
+    }
+    for (const d of deltas.values()) this.mergeOrderCounts.run(...d.key, d.n, d.min, d.max, d.version);
+  }
+
+  private statement(key: string, text: () => string): BetterSqlite3.Statement {
+    let stmt = this.statements.get(key);
+    if (!stmt) {
+      stmt = this.db.prepare(text());
+      this.statements.set(key, stmt);
+    }
+    return stmt;
   }
 
   private read(q: FoldRead): PositionTrack | string | undefined {
@@ -280,6 +333,46 @@ class SqliteProjectionWriter {
     }
     return stmt;
   }
+}
+
+/** One combination's counter changes within a projector call (count-triggers.ts). */
+interface OrderCountDelta {
+  key: unknown[];
+  n: number;
+  min: number;
+  max: number;
+  version: number;
+}
+
+const triggeredOf = (r: Row) => (r.triggered_at === null || r.triggered_at === undefined ? 0 : 1);
+
+/** The order_counts combination of an orders row (new or read back), as its key values. */
+function orderCountValues(r: Row): unknown[] {
+  return [r.user_id, r.instrument, r.status, r.side, r.type, r.order_group, triggeredOf(r)];
+}
+
+const orderCountKey = (r: Row) => `${r.user_id}|${r.instrument}|${r.status}|${r.side}|${r.type}|${r.order_group}|${triggeredOf(r)}`;
+
+/** A row enters (+1) or leaves (-1) its combination: the counters' n, bounds (widened only) and version. */
+function addOrderCountDelta(deltas: Map<string, OrderCountDelta>, r: Row, d: 1 | -1): void {
+  const key = orderCountKey(r);
+  const created = toNum(r.created_at as number);
+  const e = deltas.get(key);
+  if (e) {
+    e.n += d;
+    if (created < e.min) e.min = created;
+    if (created > e.max) e.max = created;
+    e.version++;
+  } else {
+    deltas.set(key, { key: orderCountValues(r), n: d, min: created, max: created, version: 1 });
+  }
+}
+
+/** Column equality across drivers' integer types (a stored bigint equals the number written). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === null || a === undefined) return b === null || b === undefined;
+  if (b === null || b === undefined) return false;
+  return typeof a === 'bigint' || typeof b === 'bigint' ? BigInt(a as number) === BigInt(b as number) : a === b;
 }
 
 /**

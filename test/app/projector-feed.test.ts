@@ -54,3 +54,51 @@ test('ProjectorFeed: a read gives up waiting after the timeout', async () => {
   clearTimeout(keepAlive);
   assert.ok(Date.now() - t0 >= 15);
 });
+
+test('ProjectorFeed: with a linger, batches arriving under load share one call; a waiting read or drain() ends the linger', async () => {
+  const calls: number[][] = [];
+  const projector = {
+    project: async (bs: readonly EventBatch[]): Promise<ProjectResult> => {
+      calls.push(bs.map((b) => b.seq));
+      return { applied: bs.length, skipped: 0, rows: 0, lastSeq: bs.at(-1)!.seq };
+    },
+  };
+  const feed = new ProjectorFeed(projector, silent, 0, 60_000, 10_000);
+  feed.push(batch(1)); // idle: projected at once
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(calls, [[1]]);
+  feed.push(batch(2));
+  feed.push(batch(3));
+  await new Promise((r) => setTimeout(r, 30));
+  assert.deepEqual(calls, [[1]], 'lingering: 2 and 3 wait for the next call');
+  const t0 = Date.now();
+  await feed.whenCaughtUp(3); // a read needs them: the linger ends now, not after 10 s
+  assert.ok(Date.now() - t0 < 5000);
+  assert.deepEqual(calls, [[1], [2, 3]]);
+  feed.push(batch(4));
+  feed.push(batch(5));
+  await feed.drain(); // a graceful stop does not linger either
+  assert.deepEqual(calls, [[1], [2, 3], [4, 5]]);
+});
+
+test('ProjectorFeed: the linger counts from the previous call, so a quiet feed projects each batch at once', async () => {
+  const calls: number[][] = [];
+  const projector = {
+    project: async (bs: readonly EventBatch[]): Promise<ProjectResult> => {
+      calls.push(bs.map((b) => b.seq));
+      return { applied: bs.length, skipped: 0, rows: 0, lastSeq: bs.at(-1)!.seq };
+    },
+  };
+  const feed = new ProjectorFeed(projector, silent, 0, 60_000, 20);
+  feed.push(batch(1));
+  await new Promise((r) => setTimeout(r, 40));
+  feed.push(batch(2));
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(calls, [[1], [2]]);
+  feed.push(batch(3)); // 2 started just now: 3 waits out the rest of the 20 ms
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(calls, [[1], [2]]);
+  await new Promise((r) => setTimeout(r, 60));
+  assert.deepEqual(calls, [[1], [2], [3]]);
+  await feed.drain();
+});
