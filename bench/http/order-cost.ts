@@ -5,9 +5,17 @@
 // forked child, so this process is the server alone. Prints, for the measured window, the server's CPU per
 // order by thread kind (from /proc): a quicker A/B than the whole bench:http (run the two sides in turn,
 // several times; other jobs on the machine move the numbers).
-// (Under callgrind the worker isolates fail to reserve their code ranges and the JIT threads crawl: no use.)
-// Env: ORDERS (pre-signed, 30000), WARMUP_MS (5000), DURATION_MS (10000), CONNECTIONS (100), WALLETS (128).
-import { fork } from 'node:child_process';
+//
+// Instruction counts instead (independent of other jobs on the machine), with every part on the event loop
+// (no worker threads: under valgrind their isolates fail to reserve code ranges):
+//   SIGNATURE_THREADS=0 JOURNAL_WRITER=inline READ_MODEL_WRITER=inline SNAPSHOT_WRITER=inline ORDER_COST_CALLGRIND=1 \
+//   ORDERS=6000 WARMUP_MS=30000 DURATION_MS=30000 valgrind --tool=callgrind --instr-atstart=no \
+//   --callgrind-out-file=/tmp/oc.out node --single-threaded --import tsx bench/http/order-cost.ts
+// counts the measured window only (callgrind_control toggles it; the load-generator child is not traced);
+// callgrind_annotate --inclusive=yes then splits it (recoverSigner, project, the journal's commit…).
+// Env: ORDERS (pre-signed, 30000), WARMUP_MS (5000), DURATION_MS (10000), CONNECTIONS (100), WALLETS (128), and
+// the exchange's SIGNATURE_THREADS, JOURNAL_WRITER, READ_MODEL_WRITER, READ_MODEL_LINGER_MS, SNAPSHOT_WRITER.
+import { fork, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +31,9 @@ const DURATION_MS = Number(env.DURATION_MS ?? 10_000);
 const CONNECTIONS = Number(env.CONNECTIONS ?? 100);
 const WALLETS = Number(env.WALLETS ?? 128);
 const HOST = '127.0.0.1';
+/** Exchange settings taken from the environment when set. */
+const PASS_THROUGH = ['SIGNATURE_THREADS', 'JOURNAL_WRITER', 'READ_MODEL_WRITER', 'READ_MODEL_LINGER_MS', 'SNAPSHOT_WRITER'];
+const CALLGRIND = env.ORDER_COST_CALLGRIND === '1';
 
 type SignInRequest = { type: 'signin'; url: string; chainId: string; count: number };
 type SignInReply = { type: 'signedin'; wallets: Array<{ privateKey: string; token: string; exchangeId: number }> };
@@ -72,8 +83,8 @@ async function server(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'perpx-order-cost-'));
   const ex = await startExchange(loadConfig({
     PORT: '0', HOST, DATA_DIR: dataDir, LOG_LEVEL: 'silent', SEED_DEMO: 'true', MARKET_MAKERS: '0', INDEX_FEED: 'off',
-    FUNDING_INTERVAL_MS: '0', DEMO_WALLET: 'false', SIGNATURE_THREADS: env.SIGNATURE_THREADS ?? '2', ACCESS_TOKEN_TTL_SEC: '3600',
-    ...(env.READ_MODEL_LINGER_MS !== undefined && { READ_MODEL_LINGER_MS: env.READ_MODEL_LINGER_MS }),
+    FUNDING_INTERVAL_MS: '0', DEMO_WALLET: 'false', SIGNATURE_THREADS: '2', ACCESS_TOKEN_TTL_SEC: '3600',
+    ...Object.fromEntries(PASS_THROUGH.filter((k) => env[k] !== undefined).map((k) => [k, env[k]])),
   }));
   const child = fork(new URL(import.meta.url).pathname, [], { env: { ...env, ORDER_COST_ROLE: 'client' }, execArgv: ['--import', 'tsx'] });
   const waiters: Array<{ type: string; resolve: (m: unknown) => void }> = [];
@@ -106,6 +117,7 @@ async function server(): Promise<void> {
     let t0 = new Map<string, number>();
     let t1 = new Map<string, number>();
     onWindow = (phase) => {
+      if (CALLGRIND) spawnSync('callgrind_control', ['-i', phase === 'start' ? 'on' : 'off', String(process.pid)], { stdio: 'ignore' });
       if (phase === 'start') t0 = threadCpuMs();
       else t1 = threadCpuMs();
     };
@@ -113,11 +125,12 @@ async function server(): Promise<void> {
       type: 'load', id: 1, target, request: { kind: 'orders' }, mode: 'closed', connections: CONNECTIONS, warmupMs: WARMUP_MS, durationMs: DURATION_MS,
     }, 'result');
     const n = res.result.completed;
+    if (n === 0) console.log(`no order completed in the window: ${JSON.stringify({ ...res.result, latencies: undefined })}`);
     const bad = Object.entries(res.result.status).filter(([k]) => !k.startsWith('2'));
     const perOrder = (name: string) => (((t1.get(name) ?? 0) - (t0.get(name) ?? 0)) * 1000) / Math.max(1, n);
     const parts = [...t1.keys()].filter((k) => !k.endsWith(' (kernel)')).map((name) => [name, perOrder(name)] as const).filter(([, us]) => us >= 0.5);
     const total = parts.reduce((s, [, us]) => s + us, 0);
-    console.log(`order-cost: ${n} orders in the window (${((n / res.result.windowMs) * 1000).toFixed(0)}/s, p99 ${res.result.p99.toFixed(1)} ms${bad.length ? `, non-2xx ${JSON.stringify(bad)}` : ''}${res.result.exhausted ? ', POOL RAN OUT' : ''})`);
+    console.log(`order-cost: ${n} orders in the window (${((n / res.result.windowMs) * 1000).toFixed(0)}/s, p99 ${res.result.p99?.toFixed(1)} ms${bad.length ? `, non-2xx ${JSON.stringify(bad)}` : ''}${res.result.exhausted ? ', POOL RAN OUT' : ''})`);
     console.log(`  CPU µs/order: total ${total.toFixed(0)} = ${parts.sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v.toFixed(0)} (kernel ${perOrder(`${k} (kernel)`).toFixed(0)})`).join(', ')}`);
   } finally {
     child.send({ type: 'exit' } satisfies ToClient);

@@ -23,14 +23,31 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 export const IsoTime = Type.String({ description: 'ISO 8601 timestamp' });
 // Records carry the same few timestamps over and over (an order's createdAt = updatedAt, every order
 // created in the same millisecond, its reply and its real-time event): one remembered formatting saves
-// a Date and a toISOString per repeat on the order path.
+// a Date and a toISOString per repeat on the order path. Other milliseconds of the same second reuse the
+// second's formatted prefix: Date.prototype.toISOString is a C++ builtin costing several thousand
+// instructions (callgrind), and the reply and the real-time event of consecutive commands alternate
+// between two timestamps, which defeated the single remembered one.
 let lastIsoMs = NaN;
 let lastIso = '';
+let prefixSecond = NaN;
+/** "YYYY-MM-DDTHH:mm:ss." of `prefixSecond`. */
+let prefix = '';
+/** 10000-01-01T00:00:00Z: from there on toISOString writes a signed 6-digit year. */
+const YEAR_10000_MS = 253402300800000;
 export function iso(ms: number): string {
-  if (ms !== lastIsoMs) {
+  if (ms === lastIsoMs) return lastIso;
+  if (Number.isSafeInteger(ms) && ms >= 0 && ms < YEAR_10000_MS) {
+    const second = Math.floor(ms / 1000);
+    if (second !== prefixSecond) {
+      prefix = new Date(second * 1000).toISOString().slice(0, 20);
+      prefixSecond = second;
+    }
+    const milli = ms - second * 1000;
+    lastIso = `${prefix}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
+  } else {
     lastIso = new Date(ms).toISOString();
-    lastIsoMs = ms;
   }
+  lastIsoMs = ms;
   return lastIso;
 }
 export function isoOrNull(ms: number | null | undefined): string | null {

@@ -291,6 +291,17 @@ describe('gateway routes', () => {
     assertError(await app.inject({ method: 'POST', url: '/api/order/mass-cancel-by-id', headers: { ...AUTH, 'content-type': 'application/json' }, payload: big }), 413, 'PAYLOAD_TOO_LARGE');
     assertError(await app.inject({ method: 'POST', url: '/api/order/mass-cancel', headers: { ...AUTH, 'content-type': 'application/json' }, payload: '{"instrument":' }), 400, 'INVALID_JSON');
     assertError(await app.inject({ method: 'POST', url: '/api/order/mass-cancel', headers: { ...AUTH, 'content-type': 'application/json' }, payload: '{"__proto__":{"x":1},"instrument":"BTCUSDT"}' }), 400);
+    // Poisoning spelled with escapes, and the constructor key, are refused as by Fastify's own parser.
+    const json = (payload: string) => app.inject({ method: 'POST', url: '/api/order/mass-cancel', headers: { ...AUTH, 'content-type': 'application/json' }, payload });
+    const invalid = await json('{"instrument":');
+    for (const payload of ['{"\\u005f_proto__":{"x":1},"instrument":"BTCUSDT"}', '{"constructor":{"prototype":{"x":1}},"instrument":"BTCUSDT"}', '{"c\\u006fnstructor":{"prototype":{"x":1}},"instrument":"BTCUSDT"}']) {
+      const r = await json(payload);
+      assert.equal(r.statusCode, 400, payload);
+      assert.equal(r.json().error.code, invalid.json().error.code, payload);
+      assert.equal(r.json().error.message, invalid.json().error.message, payload);
+    }
+    // A body with a BOM goes through the default parser too (which strips it).
+    assert.notEqual((await json('\ufeff{"instrument":"BTCUSDT"}')).statusCode, 400);
     assertError(await app.inject({ method: 'POST', url: '/api/order/mass-cancel', headers: { ...AUTH, 'content-type': 'application/xml' }, payload: '<a/>' }), 415);
     assertError(await app.inject({ method: 'GET', url: '/api/nothing' }), 404, 'NOT_FOUND');
   });
