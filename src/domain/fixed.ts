@@ -133,6 +133,60 @@ export function notionalExact(quantity: Units, price: Units): number {
   return out <= Number.MAX_SAFE_INTEGER ? out : -1;
 }
 
+/**
+ * Where `productParts` leaves its result (module scratch, so the margin hot path allocates nothing):
+ * quantity × price = units × 1e8 + frac at 1e-16, with 0 ≤ frac < 1e8.
+ */
+export const productScratch = { units: 0, frac: 0 };
+
+/**
+ * Splits quantity × price (a 1e-16 amount) exactly into whole 1e-8 units and the remainder below one unit,
+ * in doubles, into `productScratch`; false when an intermediate would not be an exact integer below 2^53
+ * (the caller then uses bigints). Same decomposition as notionalExact: price = high × 1e8 + low.
+ */
+export function productParts(quantity: Units, price: Units): boolean {
+  if (quantity < 0 || price < 0) return false;
+  const priceHigh = Math.floor(price / UNIT);
+  const priceLow = price - priceHigh * UNIT;
+  const whole = quantity * priceHigh;
+  const part = quantity * priceLow;
+  if (whole > Number.MAX_SAFE_INTEGER || part > Number.MAX_SAFE_INTEGER) return false;
+  let q = Math.floor(part / UNIT);
+  let r = part - q * UNIT;
+  if (r < 0) { q -= 1; r += UNIT; } else if (r >= UNIT) { q += 1; r -= UNIT; }
+  const units = whole + q;
+  if (units > Number.MAX_SAFE_INTEGER) return false;
+  productScratch.units = units;
+  productScratch.frac = r;
+  return true;
+}
+
+/** ⌈a / d⌉ for a safe integer a ≥ 0 and a positive integer d with a / d's quotient × d exact (d small); 0 for a ≤ 0. */
+export function ceilDivUnits(a: number, d: number): number {
+  if (a <= 0) return 0;
+  let q = Math.floor(a / d);
+  let r = a - q * d;
+  // The quotient is correctly rounded, so its floor may be one off next to an integer: fix with the exact remainder.
+  if (r < 0) { q -= 1; r += d; } else if (r >= d) { q += 1; r -= d; }
+  return r > 0 ? q + 1 : q;
+}
+
+/**
+ * ⌈amount × rate / 1e8⌉ (a fee) in doubles for amount ≥ 0 and 0 ≤ rate < 2^26 (fractions up to ~67%);
+ * −1 when it cannot be done exactly (the caller uses applyRateCeil). amount = high × 1e8 + low keeps
+ * every product below 2^53.
+ */
+export function rateCeilUnits(amount: number, rate: Units): number {
+  if (amount <= 0 || rate <= 0) return 0;
+  if (rate >= 67_108_864) return -1;
+  const high = Math.floor(amount / UNIT);
+  const low = amount - high * UNIT;
+  const whole = high * rate;
+  if (whole > Number.MAX_SAFE_INTEGER) return -1;
+  const out = whole + ceilDivUnits(low * rate, UNIT);
+  return out <= Number.MAX_SAFE_INTEGER ? out : -1;
+}
+
 /** a × b / d rounded half-up (away from zero for the half), exact bigint arithmetic. */
 export function mulDivHalfUp(a: bigint, b: bigint, d: bigint): bigint {
   const p = a * b;

@@ -4,7 +4,7 @@
  *   available = balance − pending withdrawals + Σ min(0, uPnL at mark) − Σ lock
  *   lock(instrument) = max(IM + sameSideOpen/lev, |IM − oppositeSideOpen/lev|),  IM = qty × avgPrice / lev
  */
-import { notional, SCALE_N, type Money, type Units } from '../domain/fixed.js';
+import { ceilDivUnits, notional, notionalExact, productParts, productScratch, SCALE_N, type Money, type Units } from '../domain/fixed.js';
 import type { Side } from '../domain/enums.js';
 import type { OrderState } from './order.js';
 import { AccountOrders } from './account-orders.js';
@@ -25,11 +25,89 @@ export interface Position {
   updatedAt: number;
 }
 
-/** Open-order volume per instrument, kept exact at 1e-16 (Σ remaining × price) so it never drifts. */
-export interface OpenVolume {
-  instrument: string;
-  buyRaw: bigint;
-  sellRaw: bigint;
+const UNIT = 100_000_000;
+/** Largest open volume per side kept in doubles (units of 1e-8): sums and locks built from it stay below 2^53. */
+const SAFE_SUM = 2 ** 52;
+const SAFE_RAW = BigInt(SAFE_SUM) * SCALE_N;
+
+/**
+ * Open-order volume per instrument: Σ remaining × price of the account's live buy and sell orders, exact at
+ * 1e-16 so it never drifts. Kept as doubles — whole 1e-8 units plus the remainder below one unit — because
+ * every order's margin check reads it and bigint arithmetic there was the engine's largest single cost
+ * (hand-written for that reason). A side whose sum passes SAFE_SUM units (~45 million USDT of open orders)
+ * switches to exact bigints until it falls back below.
+ */
+export class OpenVolume {
+  buyUnits = 0;
+  buyFrac = 0;
+  sellUnits = 0;
+  sellFrac = 0;
+  /** The exact sums (1e-16) while a side is too large for the double parts; null otherwise. */
+  private big: { buy: bigint; sell: bigint } | null = null;
+
+  constructor(readonly instrument: string) {}
+
+  static fromRaw(instrument: string, buyRaw: bigint, sellRaw: bigint): OpenVolume {
+    const v = new OpenVolume(instrument);
+    v.setRaw(buyRaw, sellRaw);
+    return v;
+  }
+
+  /** Σ remaining × price of the live buy orders (1e-16 units). */
+  get buyRaw(): bigint {
+    return this.big !== null ? this.big.buy : BigInt(this.buyUnits) * SCALE_N + BigInt(this.buyFrac);
+  }
+
+  get sellRaw(): bigint {
+    return this.big !== null ? this.big.sell : BigInt(this.sellUnits) * SCALE_N + BigInt(this.sellFrac);
+  }
+
+  /** Whether the double parts hold the sums (else only buyRaw/sellRaw do). */
+  get exact(): boolean {
+    return this.big === null;
+  }
+
+  /** Adds (sign 1) or removes (sign −1) quantity × price on one side. */
+  change(isBid: boolean, quantity: Units, price: Units, sign: 1 | -1): void {
+    if (this.big === null && productParts(quantity, price)) {
+      const units = productScratch.units;
+      const frac = productScratch.frac;
+      if (isBid) {
+        let u = this.buyUnits + sign * units;
+        let f = this.buyFrac + sign * frac;
+        if (f < 0) { f += UNIT; u -= 1; } else if (f >= UNIT) { f -= UNIT; u += 1; }
+        if (u <= SAFE_SUM) {
+          this.buyUnits = u;
+          this.buyFrac = f;
+          return;
+        }
+      } else {
+        let u = this.sellUnits + sign * units;
+        let f = this.sellFrac + sign * frac;
+        if (f < 0) { f += UNIT; u -= 1; } else if (f >= UNIT) { f -= UNIT; u += 1; }
+        if (u <= SAFE_SUM) {
+          this.sellUnits = u;
+          this.sellFrac = f;
+          return;
+        }
+      }
+    }
+    const delta = BigInt(quantity) * BigInt(price);
+    const raw = sign === 1 ? delta : -delta;
+    this.setRaw(isBid ? this.buyRaw + raw : this.buyRaw, isBid ? this.sellRaw : this.sellRaw + raw);
+  }
+
+  private setRaw(buyRaw: bigint, sellRaw: bigint): void {
+    if (buyRaw >= 0n && sellRaw >= 0n && buyRaw <= SAFE_RAW && sellRaw <= SAFE_RAW) {
+      this.big = null;
+      this.buyUnits = Number(buyRaw / SCALE_N);
+      this.buyFrac = Number(buyRaw % SCALE_N);
+      this.sellUnits = Number(sellRaw / SCALE_N);
+      this.sellFrac = Number(sellRaw % SCALE_N);
+    } else {
+      this.big = { buy: buyRaw, sell: sellRaw };
+    }
+  }
 }
 
 export interface Account {
@@ -55,7 +133,7 @@ export function newAccount(userId: number): Account {
 export function openVolumeOf(acc: Account, instrument: string): OpenVolume {
   let v = acc.openVolume.get(instrument);
   if (v === undefined) {
-    v = { instrument, buyRaw: 0n, sellRaw: 0n };
+    v = new OpenVolume(instrument);
     acc.openVolume.set(instrument, v);
   }
   return v;
@@ -108,4 +186,69 @@ export function unrealizedPnL(pos: Position, mark: Units | null): Money {
   if (pos.qty === 0 || mark === null) return 0n;
   const value = notional(Math.abs(pos.qty), mark);
   return pos.qty > 0 ? value - pos.cost : pos.cost - value;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The same margin arithmetic in doubles, for the per-order check (bigint arithmetic allocates on every step).
+// Exact by construction: every term is an integer of magnitude ≤ TERM_LIMIT and a running sum stays
+// ≤ SUM_LIMIT, so no addition rounds; anything larger answers "not exact" and the caller uses bigints.
+// ---------------------------------------------------------------------------------------------------------
+
+const TERM_LIMIT = 2 ** 50;
+const TERM_LIMIT_N = 2n ** 50n;
+/** Bound of a running sum of TERM_LIMIT terms, checked after each instrument (two terms): stays below 2^53. */
+export const SUM_LIMIT = 2 ** 52;
+
+/** The amount as a double when |v| ≤ 2^50 (exact); NaN otherwise. */
+export function smallMoney(v: Money): number {
+  return v <= TERM_LIMIT_N && v >= -TERM_LIMIT_N ? Number(v) : NaN;
+}
+
+/** ⌈units + frac / 1e8⌉ for one side plus optional extra parts; −1 beyond the double range. */
+function sideCeil(units: number, frac: number, extraUnits: number, extraFrac: number): number {
+  let u = units + extraUnits;
+  let f = frac + extraFrac;
+  if (f >= UNIT) { f -= UNIT; u += 1; }
+  if (u > SAFE_SUM) return -1;
+  return f > 0 ? u + 1 : u;
+}
+
+/**
+ * lockOf in doubles, with `extraUnits`/`extraFrac` (a quantity × price split by productParts) more open
+ * volume on the buy (`extraIsBid`) or sell side; −1 when it cannot be computed exactly in doubles.
+ */
+export function lockUnits(
+  pos: Position | undefined, vol: OpenVolume | undefined, leverage: number, extraIsBid: boolean, extraUnits: number, extraFrac: number,
+): number {
+  let buy: number;
+  let sell: number;
+  if (vol === undefined) {
+    buy = sideCeil(0, 0, extraIsBid ? extraUnits : 0, extraIsBid ? extraFrac : 0);
+    sell = sideCeil(0, 0, extraIsBid ? 0 : extraUnits, extraIsBid ? 0 : extraFrac);
+  } else {
+    if (!vol.exact) return -1;
+    buy = sideCeil(vol.buyUnits, vol.buyFrac, extraIsBid ? extraUnits : 0, extraIsBid ? extraFrac : 0);
+    sell = sideCeil(vol.sellUnits, vol.sellFrac, extraIsBid ? 0 : extraUnits, extraIsBid ? 0 : extraFrac);
+  }
+  if (buy < 0 || sell < 0 || leverage < 1) return -1;
+  let im = 0;
+  if (pos !== undefined && pos.qty !== 0) {
+    const cost = smallMoney(pos.cost);
+    if (cost !== cost) return -1;
+    im = ceilDivUnits(cost, leverage);
+  }
+  const long = pos === undefined || pos.qty >= 0;
+  const a = im + ceilDivUnits(long ? buy : sell, leverage);
+  const d = im - ceilDivUnits(long ? sell : buy, leverage);
+  const lock = a > (d < 0 ? -d : d) ? a : d < 0 ? -d : d;
+  return lock <= TERM_LIMIT ? lock : -1;
+}
+
+/** unrealizedPnL in doubles; NaN when it cannot be computed exactly in doubles. */
+export function unrealizedUnits(pos: Position, mark: Units | null): number {
+  if (pos.qty === 0 || mark === null) return 0;
+  const value = notionalExact(Math.abs(pos.qty), mark);
+  if (value < 0 || value > TERM_LIMIT) return NaN;
+  const cost = smallMoney(pos.cost);
+  return pos.qty > 0 ? value - cost : cost - value;
 }

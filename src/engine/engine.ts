@@ -13,12 +13,15 @@
  */
 import { createHash } from 'node:crypto';
 import {
-  applyRateCeil, MAX_UNITS, mulDivHalfUp, notional, notionalExact, SCALE_N, type Money, type Units,
+  applyRateCeil, MAX_UNITS, mulDivHalfUp, notional, notionalExact, productParts, productScratch, rateCeilUnits, SCALE_N, type Money,
+  type Units,
 } from '../domain/fixed.js';
 import { SIDES, TPSL_TYPES, type FillRole, type OrderGroup, type Side, type TimeInForce, type TradingState } from '../domain/enums.js';
 import type { InstrumentConfig } from '../domain/instrument.js';
 import { dayNumber, isOrderIdV2, ORDER_ID_EPOCH_MS, orderIdDay, orderIdDigits, systemOrderId } from '../domain/order-id.js';
-import { instrumentLock, lockOf, newAccount, openVolumeOf, unrealizedPnL, type Account, type Position } from './account.js';
+import {
+  instrumentLock, lockOf, lockUnits, newAccount, openVolumeOf, smallMoney, SUM_LIMIT, unrealizedPnL, unrealizedUnits, type Account, type Position,
+} from './account.js';
 import type { EngineSnapshot, ExchangeEngine } from './api.js';
 import type { Command, PlaceOrderInput, ReplaceInput, TpSlInput } from './commands.js';
 import { fundingPayments, fundingRate, MAX_FUNDING_INTERVAL_MS, premiumSample } from './funding.js';
@@ -530,6 +533,43 @@ export class Engine implements ExchangeEngine {
     return total;
   }
 
+  /**
+   * available() in doubles, with `extraUnits`/`extraFrac` (parts of quantity × price, see productParts) more
+   * open volume on one side of `extraInstrument` at `extraLeverage`; NaN when some amount is too large to be
+   * exact in doubles (the caller then uses available()). See account.ts for the bounds that keep it exact.
+   */
+  private availableUnits(acc: Account, extraInstrument: string, extraIsBid: boolean, extraUnits: number, extraFrac: number, extraLeverage: number): number {
+    let total = smallMoney(acc.balance);
+    if (acc.pendingWithdrawals !== 0n) total -= smallMoney(acc.pendingWithdrawals);
+    let sawExtra = false;
+    for (const vol of acc.openVolume.values()) {
+      const instrument = vol.instrument;
+      const pos = acc.positions.get(instrument);
+      let lock: number;
+      if (instrument === extraInstrument) {
+        sawExtra = true;
+        lock = lockUnits(pos, vol, extraLeverage, extraIsBid, extraUnits, extraFrac);
+      } else {
+        lock = lockUnits(pos, vol, acc.leverage.get(instrument) ?? 1, false, 0, 0);
+      }
+      if (lock < 0) return NaN;
+      total -= lock;
+      if (pos !== undefined && pos.qty !== 0) {
+        const m = this.s.markets.get(instrument);
+        const u = unrealizedUnits(pos, m ? m.valuationPrice : null);
+        if (u < 0) total += u;
+        else if (u !== u) return NaN;
+      }
+      if (!(total <= SUM_LIMIT && total >= -SUM_LIMIT)) return NaN; // also NaN
+    }
+    if (!sawExtra) {
+      const lock = lockUnits(acc.positions.get(extraInstrument), undefined, extraLeverage, extraIsBid, extraUnits, extraFrac);
+      if (lock < 0) return NaN;
+      total -= lock;
+    }
+    return total;
+  }
+
   private accountView(acc: Account): AvailableBalanceView {
     const positions: AvailableBalanceView['positions'] = [];
     const openOrders: AvailableBalanceView['openOrders'] = [];
@@ -728,23 +768,9 @@ export class Engine implements ExchangeEngine {
 
     // ---- margin ----
     if (!reduceOnly) {
-      const volumeRaw = byCash ? BigInt(o.cashQuantity) * SCALE_N : BigInt(o.quantity) * BigInt(o.limitPrice);
       const leverage = o.leverage;
-      const increases = !this.reduces(acc, m.id, o.side, requestedQty);
-      const fee = increases ? applyRateCeil((volumeRaw + SCALE_N - 1n) / SCALE_N, r.takerFee > r.makerFee ? r.takerFee : r.makerFee) : 0n;
-      const available = this.available(acc, m.id, o.isBid ? volumeRaw : 0n, o.isBid ? 0n : volumeRaw, leverage);
-      if (available - fee < 0n) return this.reject(o, 'Insufficient available balance');
-      if (increases) {
-        const cap = notionalCap(r, leverage);
-        if (cap !== null) {
-          const vol = acc.openVolume.get(m.id);
-          const sameSideRaw = o.isBid ? vol?.buyRaw ?? 0n : vol?.sellRaw ?? 0n;
-          const posValue = pos && pos.qty !== 0 && (pos.qty > 0) === o.isBid ? pos.cost : 0n;
-          if (posValue + (sameSideRaw + volumeRaw) / SCALE_N > cap) {
-            return this.reject(o, `Position size exceeds the maximum for ${leverage}x leverage`);
-          }
-        }
-      }
+      const refusal = this.marginRefusal(acc, m, o, pos, byCash, requestedQty);
+      if (refusal !== null) return this.reject(o, refusal);
       if ((acc.leverage.get(m.id) ?? 1) !== leverage) {
         // The order's leverage becomes the instrument's: the open position must fit that tier too (as in position.leverage).
         const posCap = notionalCap(r, leverage);
@@ -758,6 +784,57 @@ export class Engine implements ExchangeEngine {
 
     if (o.type === 'STOP_LIMIT') return this.armStop(acc, m, o);
     return this.execute(acc, m, o);
+  }
+
+  /**
+   * Why the account cannot take the order on, or null: its available balance with the order's volume added
+   * (at the order's leverage) must cover the worst-case fee, and an order that grows the position must keep
+   * position + same-side orders within the leverage tier's notional cap. Worked out in doubles when every
+   * amount fits (the common case; see lockUnits), else in bigints: the same rules, the same answer.
+   */
+  private marginRefusal(acc: Account, m: Market, o: OrderState, pos: Position | undefined, byCash: boolean, requestedQty: Units | null): string | null {
+    const r = m.rules;
+    const leverage = o.leverage;
+    const increases = !this.reduces(acc, m.id, o.side, requestedQty);
+    const feeRate = r.takerFee > r.makerFee ? r.takerFee : r.makerFee;
+    const cap = increases ? notionalCap(r, leverage) : null;
+    const capRefusal = `Position size exceeds the maximum for ${leverage}x leverage`;
+    const sameSidePosition = pos !== undefined && pos.qty !== 0 && (pos.qty > 0) === o.isBid;
+
+    // Volume of the order (quantity × price, or the cash amount) as whole units + remainder at 1e-16.
+    if (byCash ? o.cashQuantity <= SUM_LIMIT : productParts(o.quantity, o.limitPrice) && productScratch.units <= SUM_LIMIT) {
+      const units = byCash ? o.cashQuantity : productScratch.units;
+      const frac = byCash ? 0 : productScratch.frac;
+      const fee = increases ? rateCeilUnits(frac > 0 ? units + 1 : units, feeRate) : 0;
+      const available = fee < 0 ? NaN : this.availableUnits(acc, m.id, o.isBid, units, frac, leverage);
+      if (available === available) {
+        if (available - fee < 0) return 'Insufficient available balance';
+        if (cap === null) return null;
+        const vol = acc.openVolume.get(m.id);
+        const capUnits = smallMoney(cap);
+        const posValue = sameSidePosition ? smallMoney(pos.cost) : 0;
+        if (capUnits === capUnits && posValue === posValue && (vol === undefined || vol.exact)) {
+          const sameUnits = vol === undefined ? 0 : o.isBid ? vol.buyUnits : vol.sellUnits;
+          const sameFrac = vol === undefined ? 0 : o.isBid ? vol.buyFrac : vol.sellFrac;
+          const orders = sameUnits + units;
+          if (orders <= SUM_LIMIT) {
+            // ⌊(same side + order) / 1e8⌋ at 1e-16 = the units plus the carry of the remainders.
+            return posValue + orders + (sameFrac + frac >= 100_000_000 ? 1 : 0) > capUnits ? capRefusal : null;
+          }
+        }
+      }
+    }
+
+    const volumeRaw = byCash ? BigInt(o.cashQuantity) * SCALE_N : BigInt(o.quantity) * BigInt(o.limitPrice);
+    const fee = increases ? applyRateCeil((volumeRaw + SCALE_N - 1n) / SCALE_N, feeRate) : 0n;
+    if (this.available(acc, m.id, o.isBid ? volumeRaw : 0n, o.isBid ? 0n : volumeRaw, leverage) - fee < 0n) return 'Insufficient available balance';
+    if (cap !== null) {
+      const vol = acc.openVolume.get(m.id);
+      const sameSideRaw = o.isBid ? vol?.buyRaw ?? 0n : vol?.sellRaw ?? 0n;
+      const posValue = sameSidePosition ? pos.cost : 0n;
+      if (posValue + (sameSideRaw + volumeRaw) / SCALE_N > cap) return capRefusal;
+    }
+    return null;
   }
 
   private reject(o: OrderState, reason: string): OrderState {
@@ -882,7 +959,7 @@ export class Engine implements ExchangeEngine {
     const value = notional(q, price);
     const book = m.book.side(maker.isBid);
     const makerAcc = this.accountOf(maker.userId);
-    this.reserve(makerAcc, maker, -(BigInt(q) * BigInt(price)));
+    this.reserve(makerAcc, maker, q, price, -1);
     if (q === maker.remaining) {
       book.remove(maker);
       maker.remaining = 0;
@@ -962,11 +1039,9 @@ export class Engine implements ExchangeEngine {
     else this.endPositionTpSls(acc.userId, m.id, 'Position closed');
   }
 
-  /** Adds `raw` (Σ quantity × price, 1e-16 units; negative to release) to the order side's reserved volume. */
-  private reserve(acc: Account, o: OrderState, raw: bigint): void {
-    const vol = openVolumeOf(acc, o.instrument);
-    if (o.isBid) vol.buyRaw += raw;
-    else vol.sellRaw += raw;
+  /** Adds (sign 1) or releases (sign −1) quantity × price on the order's side of the account's open volume. */
+  private reserve(acc: Account, o: OrderState, quantity: Units, price: Units, sign: 1 | -1): void {
+    openVolumeOf(acc, o.instrument).change(o.isBid, quantity, price, sign);
   }
 
   /** The order is live (resting or an armed stop): its account lists it and its id leads to it. */
@@ -989,7 +1064,7 @@ export class Engine implements ExchangeEngine {
   /** Puts the order's remainder in the book and reserves its margin. */
   private rest(acc: Account, m: Market, o: OrderState): void {
     m.book.side(o.isBid).add(o);
-    this.reserve(acc, o, BigInt(o.remaining) * BigInt(o.price));
+    this.reserve(acc, o, o.remaining, o.price, 1);
     this.list(acc, o);
     if (o.timeInForce === 'DAY' && o.expiresAt === 0) {
       o.expiresAt = ORDER_ID_EPOCH_MS + (dayNumber(o.createdAt) + 1) * DAY_MS;
@@ -1019,7 +1094,7 @@ export class Engine implements ExchangeEngine {
       const i = m.stops.indexOf(o);
       if (i >= 0) m.stops.splice(i, 1);
     }
-    this.reserve(acc, o, -(BigInt(o.remaining) * BigInt(o.price)));
+    this.reserve(acc, o, o.remaining, o.price, -1);
     this.unlist(acc, o);
     this.finishOrder(o, status, reason);
   }
@@ -1081,7 +1156,7 @@ export class Engine implements ExchangeEngine {
     const ref = m.markPrice ?? m.lastPrice;
     const stop = o.stopPrice!;
     o.triggerUp = ref === null ? o.isBid : stop > ref;
-    this.reserve(acc, o, BigInt(o.remaining) * BigInt(o.price));
+    this.reserve(acc, o, o.remaining, o.price, 1);
     this.list(acc, o);
     m.stops.push(o);
     // A DAY stop expires at the next UTC midnight whether or not it has triggered by then.
@@ -1096,7 +1171,7 @@ export class Engine implements ExchangeEngine {
   private triggerStop(acc: Account, m: Market, o: OrderState): void {
     const i = m.stops.indexOf(o);
     if (i >= 0) m.stops.splice(i, 1);
-    this.reserve(acc, o, -(BigInt(o.remaining) * BigInt(o.price)));
+    this.reserve(acc, o, o.remaining, o.price, -1);
     this.unlist(acc, o); // listed again if it rests
     o.triggeredAt = this.ts;
     o.placedSeq = ++this.s.counters.placement;
@@ -1191,7 +1266,8 @@ export class Engine implements ExchangeEngine {
       o.smp = input.smp.smp === true;
     }
     // ---- apply ----
-    this.reserve(acc, o, newRaw - oldRaw);
+    this.reserve(acc, o, o.remaining, o.price, -1);
+    this.reserve(acc, o, newRemaining, price, 1);
     o.postOnly = postOnly;
     o.quantity = q;
     o.limitPrice = price;
@@ -1215,7 +1291,7 @@ export class Engine implements ExchangeEngine {
     }
     // Re-queue at the back (new price or more size): leave the book, then trade/rest like a new order.
     side.remove(o);
-    this.reserve(acc, o, -newRaw);
+    this.reserve(acc, o, newRemaining, price, -1);
     this.unlist(acc, o); // listed again if it rests
     o.price = price;
     o.remaining = newRemaining;

@@ -7,7 +7,7 @@
  */
 import type { InstrumentConfig } from '../domain/instrument.js';
 import type { OrderGroup, OrderStatus, OrderType, Side, TimeInForce, TradingState } from '../domain/enums.js';
-import { newAccount, type Position } from './account.js';
+import { newAccount, OpenVolume, type Position } from './account.js';
 import { compileInstrument } from './instrument-rules.js';
 import { Market } from './market.js';
 import { OrderState } from './order.js';
@@ -160,7 +160,7 @@ export function restoreState(raw: unknown, seq: number): EngineState {
     for (const [k, v] of a.leverage) acc.leverage.set(k, v);
     if (a.usedIdWords) orderIds.restoreUsed(a.userId, a.usedIdWords);
     for (const [k, v] of a.usedIds ?? []) orderIds.retire(a.userId, k, v);
-    for (const [k, b, s] of a.openVolume) acc.openVolume.set(k, { instrument: k, buyRaw: BigInt(b), sellRaw: BigInt(s) });
+    for (const [k, b, s] of a.openVolume) acc.openVolume.set(k, OpenVolume.fromRaw(k, BigInt(b), BigInt(s)));
     for (const p of a.positions) {
       acc.positions.set(p.instrument, {
         id: p.id, instrument: p.instrument, qty: p.qty, side: p.side, cost: BigInt(p.cost), realizedPnL: BigInt(p.realizedPnL),

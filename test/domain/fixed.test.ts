@@ -2,7 +2,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { formatUnits, mulDivHalfUp, notional, notionalExact, SCALE_N, toWireNumber } from '../../src/domain/fixed.js';
+import {
+  applyRateCeil, ceilDivUnits, formatUnits, mulDivHalfUp, notional, notionalExact, productParts, productScratch, rateCeilUnits, SCALE_N, toWireNumber,
+} from '../../src/domain/fixed.js';
 
 const exact = (q: number, p: number) => mulDivHalfUp(BigInt(q), BigInt(p), SCALE_N);
 
@@ -33,4 +35,29 @@ test('toWireNumber divides exactly: the same double as parsing the 8-decimal tex
   const huge = 10n ** 30n + 12_345_678n;
   assert.equal(toWireNumber(huge), viaText(huge));
   assert.equal(toWireNumber(12_345_678_901), 123.45678901);
+});
+
+test('productParts splits quantity × price exactly into whole units and the remainder (or declines)', () => {
+  const check = (q: number, p: number) => {
+    const raw = BigInt(q) * BigInt(p);
+    if (!productParts(q, p)) return raw / SCALE_N > BigInt(Number.MAX_SAFE_INTEGER) || q * Math.floor(p / 1e8) > Number.MAX_SAFE_INTEGER || q * (p % 1e8) > Number.MAX_SAFE_INTEGER;
+    return BigInt(productScratch.units) === raw / SCALE_N && BigInt(productScratch.frac) === raw % SCALE_N
+      && Number.isSafeInteger(productScratch.units) && productScratch.frac >= 0 && productScratch.frac < 1e8;
+  };
+  fc.assert(fc.property(fc.maxSafeNat(), fc.maxSafeNat(), check), { numRuns: 20_000 });
+  fc.assert(fc.property(fc.integer({ min: 0, max: 1e12 }), fc.integer({ min: 0, max: 1e14 }), check), { numRuns: 20_000 });
+  // Prices just below a multiple of 1e8, where the division's floor may be one off.
+  fc.assert(fc.property(fc.integer({ min: 0, max: 1e10 }), fc.integer({ min: 1, max: 90_000_000 }), (q, k) => check(q, k * 1e8 - 1)), { numRuns: 5_000 });
+  assert.equal(productParts(-1, 5), false);
+});
+
+test('ceilDivUnits and rateCeilUnits equal the bigint ceilings', () => {
+  const ceil = (a: bigint, d: bigint) => (a <= 0n ? 0n : (a + d - 1n) / d);
+  fc.assert(fc.property(fc.integer({ min: -10, max: 2 ** 52 }), fc.integer({ min: 1, max: 300 }), (a, d) => BigInt(ceilDivUnits(a, d)) === ceil(BigInt(a), BigInt(d))), { numRuns: 20_000 });
+  fc.assert(fc.property(fc.maxSafeNat(), fc.integer({ min: 0, max: 100_000_000 }), (a, rate) => {
+    const fast = rateCeilUnits(a, rate);
+    return fast === -1 ? rate >= 67_108_864 || BigInt(a) * BigInt(rate) / SCALE_N > BigInt(Number.MAX_SAFE_INTEGER) / 2n : BigInt(fast) === applyRateCeil(BigInt(a), rate);
+  }), { numRuns: 20_000 });
+  assert.equal(rateCeilUnits(100_000_000, 20_000), 20_000);
+  assert.equal(rateCeilUnits(1, 20_000), 1);
 });

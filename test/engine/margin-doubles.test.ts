@@ -1,0 +1,83 @@
+// The margin check runs in doubles when every amount fits (account.ts: OpenVolume, lockUnits, unrealizedUnits).
+// These properties hold it to the bigint arithmetic it replaces: same sums, same locks, or an honest "not exact".
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { productParts, productScratch, SCALE_N } from '../../src/domain/fixed.js';
+import { lockOf, lockUnits, OpenVolume, unrealizedPnL, unrealizedUnits, type Position } from '../../src/engine/account.js';
+
+const position = (qty: number, cost: bigint): Position => ({
+  id: 'p', instrument: 'X', qty, side: qty < 0 ? 'SELL' : 'BUY', cost, realizedPnL: 0n, fee: 0n, fundingPaid: 0n, createdAt: 0, updatedAt: 0,
+});
+
+/** Sizes and prices from tiny to far beyond what doubles can hold exactly, so both representations are exercised. */
+const amount = fc.oneof(fc.integer({ min: 1, max: 1e10 }), fc.integer({ min: 1, max: 1e13 }), fc.maxSafeNat());
+
+test('OpenVolume keeps Σ quantity × price exact through adds and removes, switching to bigints and back', () => {
+  fc.assert(fc.property(fc.array(fc.record({ bid: fc.boolean(), q: amount, p: amount, removeLater: fc.boolean() }), { maxLength: 40 }), (ops) => {
+    const v = new OpenVolume('X');
+    let buy = 0n;
+    let sell = 0n;
+    const check = () => {
+      assert.equal(v.buyRaw, buy);
+      assert.equal(v.sellRaw, sell);
+      if (v.exact) {
+        assert.equal(BigInt(v.buyUnits) * SCALE_N + BigInt(v.buyFrac), buy);
+        assert.ok(v.buyFrac >= 0 && v.buyFrac < 1e8 && v.sellFrac >= 0 && v.sellFrac < 1e8);
+      }
+    };
+    for (const o of ops) {
+      v.change(o.bid, o.q, o.p, 1);
+      if (o.bid) buy += BigInt(o.q) * BigInt(o.p);
+      else sell += BigInt(o.q) * BigInt(o.p);
+      check();
+    }
+    for (const o of ops) {
+      if (!o.removeLater) continue;
+      v.change(o.bid, o.q, o.p, -1);
+      if (o.bid) buy -= BigInt(o.q) * BigInt(o.p);
+      else sell -= BigInt(o.q) * BigInt(o.p);
+      check();
+    }
+    for (const o of ops) if (!o.removeLater) v.change(o.bid, o.q, o.p, -1);
+    assert.equal(v.buyRaw, 0n);
+    assert.equal(v.sellRaw, 0n);
+    assert.ok(v.exact, 'back to doubles once the volume is gone');
+  }), { numRuns: 2_000 });
+});
+
+test('lockUnits equals lockOf (with the extra order volume) whenever it answers', () => {
+  let answered = 0;
+  fc.assert(fc.property(
+    fc.array(fc.record({ bid: fc.boolean(), q: amount, p: amount }), { maxLength: 6 }),
+    fc.integer({ min: -1e12, max: 1e12 }), fc.oneof(fc.bigInt({ min: 0n, max: 10n ** 14n }), fc.bigInt({ min: 0n, max: 10n ** 20n })),
+    fc.integer({ min: 1, max: 300 }), fc.boolean(), amount, amount, fc.boolean(),
+    (orders, qty, cost, lev, extraBid, eq, ep, withVolume) => {
+      const v = new OpenVolume('X');
+      for (const o of orders) v.change(o.bid, o.q, o.p, 1);
+      const pos = qty === 0 && cost > 0n ? undefined : position(qty, qty === 0 ? 0n : cost);
+      if (!productParts(eq, ep)) return;
+      const extraRaw = BigInt(eq) * BigInt(ep);
+      const fast = lockUnits(pos, withVolume ? v : undefined, lev, extraBid, productScratch.units, productScratch.frac);
+      const buyRaw = (withVolume ? v.buyRaw : 0n) + (extraBid ? extraRaw : 0n);
+      const sellRaw = (withVolume ? v.sellRaw : 0n) + (extraBid ? 0n : extraRaw);
+      const exact = lockOf(pos, buyRaw, sellRaw, lev);
+      if (fast === -1) {
+        assert.ok(exact > 2n ** 50n || !v.exact || buyRaw / SCALE_N > 2n ** 52n || sellRaw / SCALE_N > 2n ** 52n || cost > 2n ** 50n, `declined a small lock ${exact}`);
+        return;
+      }
+      answered++;
+      assert.equal(BigInt(fast), exact);
+    },
+  ), { numRuns: 5_000 });
+  assert.ok(answered > 250, `only ${answered} answers`);
+});
+
+test('unrealizedUnits equals unrealizedPnL whenever it answers', () => {
+  fc.assert(fc.property(fc.integer({ min: -1e13, max: 1e13 }), fc.bigInt({ min: 0n, max: 10n ** 16n }), fc.option(amount), (qty, cost, mark) => {
+    const pos = position(qty, cost);
+    const fast = unrealizedUnits(pos, mark);
+    if (Number.isNaN(fast)) return;
+    assert.equal(BigInt(fast), unrealizedPnL(pos, mark));
+  }), { numRuns: 10_000 });
+});
