@@ -101,6 +101,14 @@ function clearSet(set: { size: number; clear(): void }): void {
   if (set.size !== 0) set.clear();
 }
 
+/**
+ * Empties a per-command scratch array by popping: `length = 0` is a runtime call in V8 (~2% of the engine's
+ * instructions with five such resets per command), pop() is inlined, and these arrays hold a few entries.
+ */
+function empty(list: unknown[]): void {
+  while (list.length !== 0) list.pop();
+}
+
 export class Engine implements ExchangeEngine {
   /** Everything that is state lives in `s` (snapshot/hash); the rest is per-command scratch or derived. */
   readonly s: EngineState;
@@ -236,8 +244,8 @@ export class Engine implements ExchangeEngine {
         reply.orders = orders.map((o) => byOrder.get(o) ?? o.view());
       }
     }
-    flushed.length = 0;
-    views.length = 0;
+    empty(flushed);
+    empty(views);
     return reply;
   }
 
@@ -336,7 +344,7 @@ export class Engine implements ExchangeEngine {
       this.touchedOrders = this.flushedOrders;
       this.flushedOrders = touched;
     } else {
-      touched.length = 0;
+      empty(touched);
     }
     for (const t of this.touchedTpsl) ev.push({ type: 'tpsl', tpsl: tpslView(t) });
     clearSet(this.touchedTpsl);
@@ -350,12 +358,12 @@ export class Engine implements ExchangeEngine {
       m.bookTouched = false;
       ev.push({ type: 'book', instrument: m.id, t: m.bookT });
     }
-    this.touchedBooks.length = 0;
+    empty(this.touchedBooks);
     for (const m of this.touchedMarkets) {
       m.stateTouched = false;
       ev.push({ type: 'instrument', instrument: m.stateView() });
     }
-    this.touchedMarkets.length = 0;
+    empty(this.touchedMarkets);
   }
 
   private fundingChange(acc: Account, quantity: Money, reason: FundingChangeView['reason']): void {

@@ -57,10 +57,37 @@ const STATUS_MASK = 0b1111 << STATUS_SHIFT;
 /** Listed in the engine's changed orders of the command being applied (always clear between commands). */
 const TOUCHED = 1 << 14;
 
-function indexIn<T extends string>(list: readonly T[], value: T, what: string): number {
-  const i = list.indexOf(value);
-  if (i < 0) throw new Error(`unknown ${what} ${String(value)}`);
-  return i;
+function unknown(what: string, value: unknown): never {
+  throw new Error(`unknown ${what} ${String(value)}`);
+}
+
+// Index of each value in its enumeration's list (enums.ts), as switches: set on every order and status change,
+// and a switch compiles to a few comparisons where indexOf was a builtin call (~0.5% of engine instructions).
+function tifIndex(v: TimeInForce): number {
+  switch (v) { case 'GTC': return 0; case 'DAY': return 1; case 'IOC': return 2; case 'FOK': return 3; default: return unknown('time in force', v); }
+}
+function typeIndex(v: OrderType): number {
+  switch (v) { case 'LIMIT': return 0; case 'MARKET': return 1; case 'STOP': return 2; case 'STOP_LIMIT': return 3; default: return unknown('order type', v); }
+}
+function groupIndex(v: OrderGroup): number {
+  switch (v) {
+    case 'manually': return 0; case 'tpsl': return 1; case 'take-profit': return 2; case 'stop-loss': return 3;
+    case 'liquidation': return 4; case 'adl': return 5; case 'otc': return 6; case 'otc-hidden': return 7;
+    default: return unknown('order group', v);
+  }
+}
+function statusIndex(v: OrderStatus): number {
+  switch (v) {
+    case 'INTENTION': return 0; case 'NEW': return 1; case 'PARTIALLY_FILLED': return 2; case 'FILLED': return 3; case 'CANCELLED': return 4;
+    case 'REJECTED': return 5; case 'EXPIRED': return 6; case 'REPLACED': return 7; case 'ERROR': return 8;
+    default: return unknown('order status', v);
+  }
+}
+// The switches must agree with the lists the getters index.
+for (const [list, index] of [[TIME_IN_FORCE, tifIndex], [ORDER_TYPES, typeIndex], [ORDER_GROUPS, groupIndex], [ORDER_STATUSES, statusIndex]] as const) {
+  (list as readonly string[]).forEach((v, i) => {
+    if ((index as (v: string) => number)(v) !== i) throw new Error(`enum index of ${v} is not ${i}`);
+  });
 }
 
 export class OrderState implements BookOrder {
@@ -104,10 +131,10 @@ export class OrderState implements BookOrder {
     this.remaining = quantity;
     this.updatedAt = createdAt;
     this.flags = (side === 'SELL' ? SELL : 0)
-      | (indexIn(TIME_IN_FORCE, timeInForce, 'time in force') << TIF_SHIFT)
-      | (indexIn(ORDER_TYPES, type, 'order type') << TYPE_SHIFT)
-      | (indexIn(ORDER_GROUPS, group, 'order group') << GROUP_SHIFT)
-      | (ORDER_STATUSES.indexOf('NEW') << STATUS_SHIFT)
+      | (tifIndex(timeInForce) << TIF_SHIFT)
+      | (typeIndex(type) << TYPE_SHIFT)
+      | (groupIndex(group) << GROUP_SHIFT)
+      | (statusIndex('NEW') << STATUS_SHIFT)
       | (postOnly ? POST_ONLY : 0);
     if (stopPrice !== null) this.writable().stopPrice = stopPrice;
     if (cashQuantity !== 0) this.writable().cashQuantity = cashQuantity;
@@ -165,7 +192,7 @@ export class OrderState implements BookOrder {
   get type(): OrderType { return ORDER_TYPES[(this.flags >> TYPE_SHIFT) & 0b11]; }
   get group(): OrderGroup { return ORDER_GROUPS[(this.flags >> GROUP_SHIFT) & 0b111]; }
   get status(): OrderStatus { return ORDER_STATUSES[(this.flags & STATUS_MASK) >> STATUS_SHIFT]; }
-  set status(v: OrderStatus) { this.flags = (this.flags & ~STATUS_MASK) | (indexIn(ORDER_STATUSES, v, 'order status') << STATUS_SHIFT); }
+  set status(v: OrderStatus) { this.flags = (this.flags & ~STATUS_MASK) | (statusIndex(v) << STATUS_SHIFT); }
 
   get isBid(): boolean {
     return (this.flags & SELL) === 0;
