@@ -187,6 +187,22 @@ export function rateCeilUnits(amount: number, rate: Units): number {
   return out <= Number.MAX_SAFE_INTEGER ? out : -1;
 }
 
+/**
+ * ⌊amount × rate / 1e8⌋ in doubles for 0 ≤ amount ≤ 2^50 and 0 ≤ rate < 2^26; −1 outside those bounds (the
+ * caller uses bigints). amount = high × 1e8 + low keeps every product below 2^53.
+ */
+export function rateFloorUnits(amount: number, rate: number): number {
+  if (amount < 0 || amount > 2 ** 50 || rate < 0 || rate >= 67_108_864) return -1;
+  const high = Math.floor(amount / UNIT);
+  const low = amount - high * UNIT;
+  const part = low * rate;
+  let q = Math.floor(part / UNIT);
+  const r = part - q * UNIT;
+  if (r < 0) q -= 1;
+  else if (r >= UNIT) q += 1;
+  return high * rate + q;
+}
+
 /** a × b / d rounded half-up (away from zero for the half), exact bigint arithmetic. */
 export function mulDivHalfUp(a: bigint, b: bigint, d: bigint): bigint {
   const p = a * b;

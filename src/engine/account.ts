@@ -195,13 +195,17 @@ export function unrealizedPnL(pos: Position, mark: Units | null): Money {
 // ---------------------------------------------------------------------------------------------------------
 
 const TERM_LIMIT = 2 ** 50;
-const TERM_LIMIT_N = 2n ** 50n;
 /** Bound of a running sum of TERM_LIMIT terms, checked after each instrument (two terms): stays below 2^53. */
 export const SUM_LIMIT = 2 ** 52;
 
-/** The amount as a double when |v| ≤ 2^50 (exact); NaN otherwise. */
+/**
+ * The amount as a double when |v| ≤ 2^50 (exact); NaN otherwise. Converts first and checks the double: the
+ * conversion rounds monotonically, so a larger amount never lands inside the range, and bigint comparisons
+ * are builtin calls.
+ */
 export function smallMoney(v: Money): number {
-  return v <= TERM_LIMIT_N && v >= -TERM_LIMIT_N ? Number(v) : NaN;
+  const n = Number(v);
+  return n <= TERM_LIMIT && n >= -TERM_LIMIT ? n : NaN;
 }
 
 /** ⌈units + frac / 1e8⌉ for one side plus optional extra parts; −1 beyond the double range. */

@@ -1,5 +1,5 @@
 /** InstrumentConfig (decimal strings, as configured and served) parsed once into engine units. */
-import { parseMoney, parseUnits, type Money, type Units } from '../domain/fixed.js';
+import { parseMoney, parseUnits, rateFloorUnits, type Money, type Units } from '../domain/fixed.js';
 import type { InstrumentConfig } from '../domain/instrument.js';
 
 export interface MaintenanceTierRule {
@@ -24,6 +24,8 @@ export interface InstrumentRules {
   leverageTiers: Array<{ maxLeverage: number; notionalLimit: Money }>;
   /** Sorted by `from` ascending. */
   maintenanceTiers: MaintenanceTierRule[];
+  /** The same tiers as doubles for the margin sweep's fast path; null when a value is too large for it. */
+  maintenanceTiersUnits: Array<{ from: number; rate: number; deviance: number }> | null;
   makerFee: Units;
   takerFee: Units;
   liquidationFee: Units;
@@ -35,7 +37,7 @@ export interface InstrumentRules {
 }
 
 export function compileInstrument(config: InstrumentConfig): InstrumentRules {
-  return {
+  const rules: Omit<InstrumentRules, 'maintenanceTiersUnits'> = {
     config,
     id: config.id,
     priceIncrement: parseUnits(config.priceIncrement),
@@ -60,6 +62,12 @@ export function compileInstrument(config: InstrumentConfig): InstrumentRules {
     markPriceLimit: parseUnits(config.markPriceLimit),
     lotSize: parseUnits(config.lotSize),
   };
+  const small = (v: bigint) => v >= 0n && v <= 2n ** 50n;
+  const fits = rules.maintenanceTiers.every((t) => small(t.from) && small(t.deviance) && t.rate >= 0n && t.rate < 67_108_864n);
+  return {
+    ...rules,
+    maintenanceTiersUnits: fits ? rules.maintenanceTiers.map((t) => ({ from: Number(t.from), rate: Number(t.rate), deviance: Number(t.deviance) })) : null,
+  };
 }
 
 /** Largest position notional allowed at `leverage` (null = no cap configured). */
@@ -81,6 +89,19 @@ export function maintenanceMargin(rules: InstrumentRules, notional: Money): Mone
   for (const t of rules.maintenanceTiers) if (notional >= t.from) tier = t;
   const mm = (notional * tier.rate) / 100_000_000n - tier.deviance;
   return mm > 0n ? mm : 0n;
+}
+
+/** maintenanceMargin in doubles for a notional of at most 2^50; −1 when it cannot be computed exactly that way. */
+export function maintenanceMarginUnits(rules: InstrumentRules, notional: number): number {
+  const tiers = rules.maintenanceTiersUnits;
+  if (tiers === null) return -1;
+  let tier = tiers[0];
+  if (tier === undefined) return 0;
+  for (let i = 1; i < tiers.length; i++) if (notional >= tiers[i].from) tier = tiers[i];
+  const scaled = rateFloorUnits(notional, tier.rate);
+  if (scaled < 0) return -1;
+  const mm = scaled - tier.deviance;
+  return mm > 0 ? mm : 0;
 }
 
 /** Price/quantity are multiples of their increments and inside the instrument's bounds. */

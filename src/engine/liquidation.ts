@@ -21,7 +21,7 @@
 import { notional, SCALE_N, type Money, type Units } from '../domain/fixed.js';
 import { unrealizedPnL, type Account, type Position } from './account.js';
 import type { Market } from './market.js';
-import { accountRisk, adlScore, bankruptcyPrice, compareScore, isMarginCall, mustLiquidate } from './margin.js';
+import { accountRisk, adlScore, bankruptcyPrice, compareScore, isMarginCall, mustLiquidate, quickRisk, QuickRisk } from './margin.js';
 import type { EngineState } from './state.js';
 
 /** What the liquidator needs from the engine (bound to its private operations). */
@@ -79,6 +79,13 @@ export class Liquidator {
       const list = [...candidates].sort((a, b) => a.userId - b.userId);
       candidates.clear();
       for (const acc of list) {
+        const quick = quickRisk(acc, s.markets);
+        if (quick !== QuickRisk.Unsure) {
+          // The same outcomes as below for a solvent account, without bigints.
+          if (quick === QuickRisk.NoPositions) this.inDeficit.delete(acc);
+          this.host.setMarginCall(acc, quick === QuickRisk.MarginCall);
+          continue;
+        }
         const risk = accountRisk(acc, s.markets);
         if (!risk.hasPositions && risk.equity >= 0n) this.inDeficit.delete(acc);
         if (!risk.hasPositions && risk.equity < 0n) {

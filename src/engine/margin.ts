@@ -9,9 +9,9 @@
  * (cost + E′) / size, rounded down (E′ = equity without this position's uPnL). Rounding favours the
  * liquidated account, so closing at the bankruptcy price never leaves it below zero.
  */
-import { notional, SCALE_N, type Money, type Units } from '../domain/fixed.js';
-import { unrealizedPnL, type Account, type Position } from './account.js';
-import { maintenanceMargin } from './instrument-rules.js';
+import { notional, notionalExact, SCALE_N, type Money, type Units } from '../domain/fixed.js';
+import { smallMoney, unrealizedPnL, unrealizedUnits, type Account, type Position } from './account.js';
+import { maintenanceMargin, maintenanceMarginUnits } from './instrument-rules.js';
 import type { Market } from './market.js';
 
 /** marginCall at maintenance ≥ MARGIN_CALL_PERCENT % of equity. */
@@ -37,6 +37,52 @@ export function accountRisk(acc: Account, markets: Map<string, Market>): Account
     maintenance += maintenanceMargin(m.rules, value);
   }
   return { equity, maintenance, hasPositions };
+}
+
+/** Verdicts of quickRisk. */
+export const QuickRisk = {
+  /** Amounts too large for doubles, or the account is in breach or below zero: look with accountRisk. */
+  Unsure: 0,
+  /** Equity ≥ 0 and no positions. */
+  NoPositions: 1,
+  /** Positions, equity above maintenance, no margin call. */
+  Healthy: 2,
+  /** Positions, equity above maintenance, maintenance ≥ 80% of equity. */
+  MarginCall: 3,
+} as const;
+export type QuickRiskVerdict = (typeof QuickRisk)[keyof typeof QuickRisk];
+
+const TERM = 2 ** 50;
+
+/**
+ * The sweep's common answer without bigints (it runs for both sides of every fill): accountRisk in doubles,
+ * exact because every term is bounded by 2^50 (see account.ts). Anything that needs action — a breach, a
+ * deficit — or does not fit answers Unsure, and the caller decides with accountRisk.
+ */
+export function quickRisk(acc: Account, markets: Map<string, Market>): QuickRiskVerdict {
+  let equity = smallMoney(acc.balance);
+  if (acc.pendingWithdrawals !== 0n) equity -= smallMoney(acc.pendingWithdrawals);
+  let maintenance = 0;
+  let hasPositions = false;
+  for (const pos of acc.positions.values()) {
+    if (pos.qty === 0) continue;
+    hasPositions = true;
+    const m = markets.get(pos.instrument)!;
+    const mark = m.valuationPrice;
+    const u = unrealizedUnits(pos, mark);
+    const value = mark === null ? smallMoney(pos.cost) : notionalExact(Math.abs(pos.qty), mark);
+    if (!(value >= 0 && value <= TERM)) return QuickRisk.Unsure; // also NaN
+    const mm = maintenanceMarginUnits(m.rules, value);
+    if (mm < 0) return QuickRisk.Unsure;
+    equity += u;
+    maintenance += mm;
+    if (!(equity <= TERM && equity >= -TERM && maintenance <= TERM)) return QuickRisk.Unsure; // also NaN
+  }
+  if (!(equity >= -TERM && equity <= TERM)) return QuickRisk.Unsure; // NaN balance
+  if (!hasPositions) return equity >= 0 ? QuickRisk.NoPositions : QuickRisk.Unsure;
+  if (equity <= maintenance) return QuickRisk.Unsure;
+  // maintenance × 100 ≥ equity × 80, scaled to × 5 and × 4 so both products stay exact below 2^53.
+  return maintenance * 5 >= equity * 4 ? QuickRisk.MarginCall : QuickRisk.Healthy;
 }
 
 export function mustLiquidate(r: AccountRisk): boolean {

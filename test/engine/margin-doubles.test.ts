@@ -4,7 +4,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { productParts, productScratch, SCALE_N } from '../../src/domain/fixed.js';
-import { lockOf, lockUnits, OpenVolume, unrealizedPnL, unrealizedUnits, type Position } from '../../src/engine/account.js';
+import { DEMO_INSTRUMENTS } from '../../src/domain/instrument.js';
+import { lockOf, lockUnits, newAccount, OpenVolume, smallMoney, unrealizedPnL, unrealizedUnits, type Position } from '../../src/engine/account.js';
+import { compileInstrument, maintenanceMargin, maintenanceMarginUnits } from '../../src/engine/instrument-rules.js';
+import { accountRisk, isMarginCall, mustLiquidate, quickRisk, QuickRisk } from '../../src/engine/margin.js';
+import { Market } from '../../src/engine/market.js';
 
 const position = (qty: number, cost: bigint): Position => ({
   id: 'p', instrument: 'X', qty, side: qty < 0 ? 'SELL' : 'BUY', cost, realizedPnL: 0n, fee: 0n, fundingPaid: 0n, createdAt: 0, updatedAt: 0,
@@ -80,4 +84,51 @@ test('unrealizedUnits equals unrealizedPnL whenever it answers', () => {
     if (Number.isNaN(fast)) return;
     assert.equal(BigInt(fast), unrealizedPnL(pos, mark));
   }), { numRuns: 10_000 });
+});
+
+test('smallMoney is exact up to 2^50 and NaN beyond', () => {
+  for (const v of [0n, 1n, -1n, 2n ** 50n, -(2n ** 50n)]) assert.equal(BigInt(smallMoney(v)), v);
+  for (const v of [2n ** 50n + 1n, -(2n ** 50n) - 1n, 2n ** 80n, -(2n ** 80n)]) assert.ok(Number.isNaN(smallMoney(v)));
+  fc.assert(fc.property(fc.bigInt({ min: -(2n ** 60n), max: 2n ** 60n }), (v) => {
+    const n = smallMoney(v);
+    return (v <= 2n ** 50n && v >= -(2n ** 50n)) ? BigInt(n) === v : Number.isNaN(n);
+  }), { numRuns: 10_000 });
+});
+
+test('quickRisk gives the verdict accountRisk gives whenever it is sure', () => {
+  let sure = 0;
+  const markets = new Map<string, Market>();
+  for (const config of DEMO_INSTRUMENTS) markets.set(config.id, new Market(compileInstrument(config), 0));
+  const ids = [...markets.keys()];
+  fc.assert(fc.property(
+    fc.oneof(fc.bigInt({ min: -(10n ** 12n), max: 10n ** 14n }), fc.bigInt({ min: -(2n ** 60n), max: 2n ** 60n })),
+    fc.array(fc.record({ qty: fc.integer({ min: -1e10, max: 1e10 }), cost: fc.bigInt({ min: 0n, max: 10n ** 14n }), mark: fc.option(fc.integer({ min: 1, max: 1e13 })) }), { minLength: 0, maxLength: 2 }),
+    fc.bigInt({ min: 0n, max: 10n ** 12n }),
+    (balance, positions, pending) => {
+      const acc = newAccount(1);
+      acc.balance = balance;
+      acc.pendingWithdrawals = pending;
+      positions.forEach((p, i) => {
+        const m = markets.get(ids[i])!;
+        m.markPrice = p.mark;
+        acc.positions.set(ids[i], { id: `p${i}`, instrument: ids[i], qty: p.qty, side: 'BUY', cost: p.cost, realizedPnL: 0n, fee: 0n, fundingPaid: 0n, createdAt: 0, updatedAt: 0 });
+      });
+      const quick = quickRisk(acc, markets);
+      if (quick === QuickRisk.Unsure) return;
+      sure++;
+      const risk = accountRisk(acc, markets);
+      assert.equal(mustLiquidate(risk), false);
+      if (quick === QuickRisk.NoPositions) assert.ok(!risk.hasPositions && risk.equity >= 0n);
+      else assert.ok(risk.hasPositions && risk.equity > risk.maintenance);
+      assert.equal(isMarginCall(risk), quick === QuickRisk.MarginCall);
+    },
+  ), { numRuns: 5_000 });
+  assert.ok(sure > 500, `only ${sure} sure verdicts`);
+});
+
+test('maintenanceMarginUnits equals maintenanceMargin for every demo instrument', () => {
+  for (const config of DEMO_INSTRUMENTS) {
+    const rules = compileInstrument(config);
+    fc.assert(fc.property(fc.integer({ min: 0, max: 2 ** 50 }), (n) => BigInt(maintenanceMarginUnits(rules, n)) === maintenanceMargin(rules, BigInt(n))), { numRuns: 5_000 });
+  }
 });
