@@ -23,6 +23,9 @@ export interface Position {
   fundingPaid: Money;
   createdAt: number;
   updatedAt: number;
+  /** costUnits' cache: the cost it last converted and the double (Number(bigint) is a ~30 ns runtime call). */
+  costSeen?: Money;
+  costDouble?: number;
 }
 
 const UNIT = 100_000_000;
@@ -121,12 +124,15 @@ export interface Account {
   leverage: Map<string, number>;
   marginCall: boolean;
   updatedAt: number;
+  /** balanceUnits' cache: the balance it last converted and the double. */
+  balanceSeen: Money;
+  balanceDouble: number;
 }
 
 export function newAccount(userId: number): Account {
   return {
     userId, balance: 0n, pendingWithdrawals: 0n, positions: new Map(), orders: new AccountOrders(), openVolume: new Map(),
-    leverage: new Map(), marginCall: false, updatedAt: 0,
+    leverage: new Map(), marginCall: false, updatedAt: 0, balanceSeen: 0n, balanceDouble: 0,
   };
 }
 
@@ -208,6 +214,26 @@ export function smallMoney(v: Money): number {
   return n <= TERM_LIMIT && n >= -TERM_LIMIT ? n : NaN;
 }
 
+/** smallMoney(acc.balance), converted again only when the balance changed since the last call. */
+export function balanceUnits(acc: Account): number {
+  const b = acc.balance;
+  if (b !== acc.balanceSeen) {
+    acc.balanceSeen = b;
+    acc.balanceDouble = smallMoney(b);
+  }
+  return acc.balanceDouble;
+}
+
+/** smallMoney(pos.cost), converted again only when the cost changed since the last call. */
+export function costUnits(pos: Position): number {
+  const c = pos.cost;
+  if (c !== pos.costSeen) {
+    pos.costSeen = c;
+    pos.costDouble = smallMoney(c);
+  }
+  return pos.costDouble!;
+}
+
 /** ⌈units + frac / 1e8⌉ for one side plus optional extra parts; −1 beyond the double range. */
 function sideCeil(units: number, frac: number, extraUnits: number, extraFrac: number): number {
   let u = units + extraUnits;
@@ -237,7 +263,7 @@ export function lockUnits(
   if (buy < 0 || sell < 0 || leverage < 1) return -1;
   let im = 0;
   if (pos !== undefined && pos.qty !== 0) {
-    const cost = smallMoney(pos.cost);
+    const cost = costUnits(pos);
     if (cost !== cost) return -1;
     im = ceilDivUnits(cost, leverage);
   }
@@ -253,6 +279,6 @@ export function unrealizedUnits(pos: Position, mark: Units | null): number {
   if (pos.qty === 0 || mark === null) return 0;
   const value = notionalExact(Math.abs(pos.qty), mark);
   if (value < 0 || value > TERM_LIMIT) return NaN;
-  const cost = smallMoney(pos.cost);
+  const cost = costUnits(pos);
   return pos.qty > 0 ? value - cost : cost - value;
 }

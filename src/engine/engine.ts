@@ -20,7 +20,8 @@ import { SIDES, TPSL_TYPES, type FillRole, type OrderGroup, type Side, type Time
 import type { InstrumentConfig } from '../domain/instrument.js';
 import { dayNumber, isOrderIdV2, ORDER_ID_EPOCH_MS, orderIdDay, orderIdDigits, systemOrderId } from '../domain/order-id.js';
 import {
-  instrumentLock, lockOf, lockUnits, newAccount, openVolumeOf, smallMoney, SUM_LIMIT, unrealizedPnL, unrealizedUnits, type Account, type Position,
+  balanceUnits, costUnits, instrumentLock, lockOf, lockUnits, newAccount, openVolumeOf, smallMoney, SUM_LIMIT, unrealizedPnL, unrealizedUnits,
+  type Account, type Position,
 } from './account.js';
 import type { EngineSnapshot, ExchangeEngine } from './api.js';
 import type { Command, PlaceOrderInput, ReplaceInput, TpSlInput } from './commands.js';
@@ -547,7 +548,7 @@ export class Engine implements ExchangeEngine {
    * exact in doubles (the caller then uses available()). See account.ts for the bounds that keep it exact.
    */
   private availableUnits(acc: Account, extraInstrument: string, extraIsBid: boolean, extraUnits: number, extraFrac: number, extraLeverage: number): number {
-    let total = smallMoney(acc.balance);
+    let total = balanceUnits(acc);
     if (acc.pendingWithdrawals !== 0n) total -= smallMoney(acc.pendingWithdrawals);
     let sawExtra = false;
     for (const vol of acc.openVolume.values()) {
@@ -820,7 +821,7 @@ export class Engine implements ExchangeEngine {
         if (cap === null) return null;
         const vol = acc.openVolume.get(m.id);
         const capUnits = smallMoney(cap);
-        const posValue = sameSidePosition ? smallMoney(pos.cost) : 0;
+        const posValue = sameSidePosition ? costUnits(pos) : 0;
         if (capUnits === capUnits && posValue === posValue && (vol === undefined || vol.exact)) {
           const sameUnits = vol === undefined ? 0 : o.isBid ? vol.buyUnits : vol.sellUnits;
           const sameFrac = vol === undefined ? 0 : o.isBid ? vol.buyFrac : vol.sellFrac;
@@ -1003,7 +1004,7 @@ export class Engine implements ExchangeEngine {
     if (pos === undefined || pos.qty === 0) {
       const fresh: Position = {
         id: sequenceUuid('00000001', ++this.s.counters.position), instrument: m.id, qty: 0, side: o.side, cost: 0n,
-        realizedPnL: 0n, fee: 0n, fundingPaid: 0n, createdAt: this.ts, updatedAt: this.ts,
+        realizedPnL: 0n, fee: 0n, fundingPaid: 0n, createdAt: this.ts, updatedAt: this.ts, costSeen: 0n, costDouble: 0,
       };
       if (pos !== undefined) this.touchedPositions.delete(pos);
       acc.positions.set(m.id, fresh);

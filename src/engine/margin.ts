@@ -10,7 +10,7 @@
  * liquidated account, so closing at the bankruptcy price never leaves it below zero.
  */
 import { notional, notionalExact, SCALE_N, type Money, type Units } from '../domain/fixed.js';
-import { smallMoney, unrealizedPnL, unrealizedUnits, type Account, type Position } from './account.js';
+import { balanceUnits, costUnits, smallMoney, unrealizedPnL, unrealizedUnits, type Account, type Position } from './account.js';
 import { maintenanceMargin, maintenanceMarginUnits } from './instrument-rules.js';
 import type { Market } from './market.js';
 
@@ -60,7 +60,7 @@ const TERM = 2 ** 50;
  * deficit — or does not fit answers Unsure, and the caller decides with accountRisk.
  */
 export function quickRisk(acc: Account, markets: Map<string, Market>): QuickRiskVerdict {
-  let equity = smallMoney(acc.balance);
+  let equity = balanceUnits(acc);
   if (acc.pendingWithdrawals !== 0n) equity -= smallMoney(acc.pendingWithdrawals);
   let maintenance = 0;
   let hasPositions = false;
@@ -70,7 +70,7 @@ export function quickRisk(acc: Account, markets: Map<string, Market>): QuickRisk
     const m = markets.get(pos.instrument)!;
     const mark = m.valuationPrice;
     const u = unrealizedUnits(pos, mark);
-    const value = mark === null ? smallMoney(pos.cost) : notionalExact(Math.abs(pos.qty), mark);
+    const value = mark === null ? costUnits(pos) : notionalExact(Math.abs(pos.qty), mark);
     if (!(value >= 0 && value <= TERM)) return QuickRisk.Unsure; // also NaN
     const mm = maintenanceMarginUnits(m.rules, value);
     if (mm < 0) return QuickRisk.Unsure;

@@ -164,7 +164,7 @@ export function restoreState(raw: unknown, seq: number): EngineState {
     for (const p of a.positions) {
       acc.positions.set(p.instrument, {
         id: p.id, instrument: p.instrument, qty: p.qty, side: p.side, cost: BigInt(p.cost), realizedPnL: BigInt(p.realizedPnL),
-        fee: BigInt(p.fee), fundingPaid: BigInt(p.fundingPaid), createdAt: p.createdAt, updatedAt: p.updatedAt,
+        fee: BigInt(p.fee), fundingPaid: BigInt(p.fundingPaid), createdAt: p.createdAt, updatedAt: p.updatedAt, costSeen: 0n, costDouble: 0,
       });
     }
     accounts.set(a.userId, acc);
