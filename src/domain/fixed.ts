@@ -203,6 +203,35 @@ export function rateFloorUnits(amount: number, rate: number): number {
   return high * rate + q;
 }
 
+/** Where scaledQuotient leaves a × 1e8 = q × b + r (0 ≤ r < b). */
+export const quotientScratch = { q: 0, r: 0 };
+
+function divMod(a: number, b: number): void {
+  let q = Math.floor(a / b);
+  let r = a - q * b;
+  if (r < 0) { q -= 1; r += b; } else if (r >= b) { q += 1; r -= b; }
+  quotientScratch.q = q;
+  quotientScratch.r = r;
+}
+
+/**
+ * a × 1e8 / b as quotient and remainder (quotientScratch), exactly in doubles, for 0 ≤ a ≤ 2^50,
+ * 1 ≤ b ≤ 9·10^11 and a / b < 9·10^7 (a price per unit below 90 million); false otherwise (use bigints).
+ * Long division by 10^4 twice keeps every product below 2^53. Prices from money / quantity (average
+ * entry, bankruptcy) go through it for every position update.
+ */
+export function scaledQuotient(a: number, b: number): boolean {
+  if (!(a >= 0 && a <= 2 ** 50 && b >= 1 && b <= 9e11)) return false;
+  divMod(a, b);
+  const q1 = quotientScratch.q;
+  if (q1 >= 90_000_000) return false;
+  divMod(quotientScratch.r * 10_000, b);
+  const q2 = quotientScratch.q;
+  divMod(quotientScratch.r * 10_000, b);
+  quotientScratch.q = q1 * UNIT + q2 * 10_000 + quotientScratch.q;
+  return true;
+}
+
 /** a × b / d rounded half-up (away from zero for the half), exact bigint arithmetic. */
 export function mulDivHalfUp(a: bigint, b: bigint, d: bigint): bigint {
   const p = a * b;

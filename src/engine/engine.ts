@@ -13,8 +13,8 @@
  */
 import { createHash } from 'node:crypto';
 import {
-  applyRateCeil, MAX_UNITS, mulDivHalfUp, notional, notionalExact, productParts, productScratch, rateCeilUnits, SCALE_N, type Money,
-  type Units,
+  applyRateCeil, MAX_UNITS, mulDivHalfUp, notional, notionalExact, productParts, productScratch, quotientScratch, rateCeilUnits, scaledQuotient,
+  SCALE_N, type Money, type Units,
 } from '../domain/fixed.js';
 import { SIDES, TPSL_TYPES, type FillRole, type OrderGroup, type Side, type TimeInForce, type TradingState } from '../domain/enums.js';
 import type { InstrumentConfig } from '../domain/instrument.js';
@@ -28,8 +28,8 @@ import type { Command, PlaceOrderInput, ReplaceInput, TpSlInput } from './comman
 import { fundingPayments, fundingRate, MAX_FUNDING_INTERVAL_MS, premiumSample } from './funding.js';
 import { findInvariantViolation } from './invariants.js';
 import { Liquidator } from './liquidation.js';
-import { bankruptcyPrice } from './margin.js';
-import { compileInstrument, isMultiple, maintenanceMargin, notionalCap, type InstrumentRules } from './instrument-rules.js';
+import { adlLevel, adlLevelUnits, bankruptcyPrice, bankruptcyPriceUnits } from './margin.js';
+import { compileInstrument, isMultiple, maintenanceMargin, maintenanceMarginUnits, notionalCap, type InstrumentRules } from './instrument-rules.js';
 import { Market } from './market.js';
 import { OrderState } from './order.js';
 import { OrderIdIndex } from './order-id-index.js';
@@ -1398,29 +1398,38 @@ export class Engine implements ExchangeEngine {
     const mark = m.valuationPrice;
     const abs = Math.abs(pos.qty);
     const leverage = acc.leverage.get(pos.instrument) ?? 1;
-    const markValue = mark !== null && abs > 0 ? notional(abs, mark) : pos.cost;
-    const upnl = unrealizedPnL(pos, mark);
-    // Cross margin: where the account's equity reaches zero, other positions at their marks (margin.ts).
-    const bankruptcy = bankruptcyPrice(acc, pos, this.s.markets);
+    const side = pos.qty > 0 ? 'BUY' : pos.qty < 0 ? 'SELL' : pos.side;
+    // In doubles when every amount fits (every position update of every fill comes here); else in bigints.
+    const cost = costUnits(pos);
+    const upnl = unrealizedUnits(pos, mark);
+    const markValue = mark !== null && abs > 0 ? notionalExact(abs, mark) : cost;
+    const mm = abs === 0 ? 0 : markValue >= 0 && markValue <= 2 ** 50 ? maintenanceMarginUnits(m.rules, markValue) : -1;
+    let avgPrice = 0;
+    const avgExact = abs === 0 || scaledQuotient(cost, abs);
+    if (abs !== 0 && avgExact) avgPrice = 2 * quotientScratch.r >= abs ? quotientScratch.q + 1 : quotientScratch.q; // half-up
+    const bankruptcy = bankruptcyPriceUnits(acc, pos, this.s.markets);
+    const adl = adlLevelUnits(pos, upnl, cost, leverage);
+    if (upnl === upnl && mm >= 0 && avgExact && bankruptcy !== undefined && adl > 0) {
+      return {
+        id: pos.id, userId: acc.userId, instrument: pos.instrument, side, quantity: abs, costBasis: pos.cost, avgPrice, leverage,
+        maintenanceMargin: BigInt(mm), fundingPaid: pos.fundingPaid, fee: pos.fee, realizedPnL: pos.realizedPnL, unRealizedPnL: BigInt(upnl),
+        markPrice: mark ?? 0, bankruptcyPrice: bankruptcy, adlLevel: adl, createdAt: pos.createdAt, updatedAt: pos.updatedAt,
+      };
+    }
+    const markValueBig = mark !== null && abs > 0 ? notional(abs, mark) : pos.cost;
+    const upnlBig = unrealizedPnL(pos, mark);
     return {
-      id: pos.id, userId: acc.userId, instrument: pos.instrument, side: pos.qty > 0 ? 'BUY' : pos.qty < 0 ? 'SELL' : pos.side,
+      id: pos.id, userId: acc.userId, instrument: pos.instrument, side,
       quantity: abs, costBasis: pos.cost, avgPrice: abs === 0 ? 0 : Number(mulDivHalfUp(pos.cost, SCALE_N, BigInt(abs))),
-      leverage, maintenanceMargin: abs === 0 ? 0n : maintenanceMargin(m.rules, markValue), fundingPaid: pos.fundingPaid, fee: pos.fee,
-      realizedPnL: pos.realizedPnL, unRealizedPnL: upnl, markPrice: mark ?? 0, bankruptcyPrice: bankruptcy,
-      adlLevel: this.adlLevel(pos, upnl, leverage), createdAt: pos.createdAt, updatedAt: pos.updatedAt,
+      leverage, maintenanceMargin: abs === 0 ? 0n : maintenanceMargin(m.rules, markValueBig), fundingPaid: pos.fundingPaid, fee: pos.fee,
+      realizedPnL: pos.realizedPnL, unRealizedPnL: upnlBig, markPrice: mark ?? 0,
+      // Cross margin: where the account's equity reaches zero, other positions at their marks (margin.ts).
+      bankruptcyPrice: bankruptcyPrice(acc, pos, this.s.markets),
+      adlLevel: adlLevel(pos, upnlBig, leverage), createdAt: pos.createdAt, updatedAt: pos.updatedAt,
     };
   }
 
-  /** ADL rank 1–5 (5 = first to be deleveraged): profit ratio × leverage, in fixed bands. */
-  private adlLevel(pos: Position, upnl: Money, leverage: number): number {
-    if (pos.qty === 0 || pos.cost === 0n || upnl <= 0n) return 1;
-    const score = (upnl * BigInt(leverage) * 100n) / pos.cost; // % of cost × leverage
-    if (score >= 400n) return 5;
-    if (score >= 200n) return 4;
-    if (score >= 100n) return 3;
-    if (score >= 30n) return 2;
-    return 1;
-  }
+
 
   // =====================================================================================================
   // Prices and triggers

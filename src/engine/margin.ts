@@ -9,7 +9,7 @@
  * (cost + E′) / size, rounded down (E′ = equity without this position's uPnL). Rounding favours the
  * liquidated account, so closing at the bankruptcy price never leaves it below zero.
  */
-import { notional, notionalExact, SCALE_N, type Money, type Units } from '../domain/fixed.js';
+import { ceilDivUnits, notional, notionalExact, quotientScratch, scaledQuotient, SCALE_N, type Money, type Units } from '../domain/fixed.js';
 import { balanceUnits, costUnits, smallMoney, unrealizedPnL, unrealizedUnits, type Account, type Position } from './account.js';
 import { maintenanceMargin, maintenanceMarginUnits } from './instrument-rules.js';
 import type { Market } from './market.js';
@@ -119,6 +119,67 @@ export function bankruptcyPrice(acc: Account, pos: Position, markets: Map<string
   const raw = num > 0n ? (num * SCALE_N) / abs : 0n; // floor
   const p = (raw / inc) * inc;
   return Number(p > 0n ? p : inc);
+}
+
+/**
+ * bankruptcyPrice in doubles; undefined when some amount is too large for that (the caller uses
+ * bankruptcyPrice). Runs for every position update, on both sides of every fill.
+ */
+export function bankruptcyPriceUnits(acc: Account, pos: Position, markets: Map<string, Market>): Units | null | undefined {
+  const abs = Math.abs(pos.qty);
+  if (abs === 0) return null;
+  const inc = markets.get(pos.instrument)!.rules.priceIncrement;
+  let e = balanceUnits(acc);
+  if (acc.pendingWithdrawals !== 0n) e -= smallMoney(acc.pendingWithdrawals);
+  for (const p of acc.positions.values()) {
+    if (p === pos || p.qty === 0) continue;
+    e += unrealizedUnits(p, markets.get(p.instrument)!.valuationPrice);
+    if (!(e <= TERM * 4 && e >= -TERM * 4)) return undefined; // also NaN
+  }
+  const cost = costUnits(pos);
+  if (!(e <= TERM * 4 && e >= -TERM * 4) || cost !== cost || inc < 1) return undefined;
+  if (pos.qty > 0) {
+    const num = cost - e;
+    if (num <= 0) return null;
+    if (!scaledQuotient(num, abs)) return undefined;
+    const raw = quotientScratch.r > 0 ? quotientScratch.q + 1 : quotientScratch.q; // ceil
+    return ceilDivUnits(raw, inc) * inc;
+  }
+  const num = cost + e;
+  let raw = 0;
+  if (num > 0) {
+    if (!scaledQuotient(num, abs)) return undefined;
+    raw = quotientScratch.q; // floor
+  }
+  let steps = Math.floor(raw / inc);
+  if (steps * inc > raw) steps -= 1;
+  else if ((steps + 1) * inc <= raw) steps += 1;
+  const p = steps * inc;
+  return p > 0 ? p : inc;
+}
+
+/** ADL rank 1–5 (5 = first to be deleveraged): profit ratio × leverage, in fixed bands. */
+export function adlLevel(pos: Position, upnl: Money, leverage: number): number {
+  if (pos.qty === 0 || pos.cost === 0n || upnl <= 0n) return 1;
+  const score = (upnl * BigInt(leverage) * 100n) / pos.cost; // % of cost × leverage
+  if (score >= 400n) return 5;
+  if (score >= 200n) return 4;
+  if (score >= 100n) return 3;
+  if (score >= 30n) return 2;
+  return 1;
+}
+
+/** adlLevel in doubles (uPnL and cost as doubles); 0 when they are too large for it. */
+export function adlLevelUnits(pos: Position, upnl: number, cost: number, leverage: number): number {
+  if (pos.qty === 0 || cost === 0 || upnl <= 0) return 1;
+  if (!(upnl <= 3e12 && cost <= 2 ** 50)) return 0; // also NaN
+  // ⌊upnl × leverage × 100 / cost⌋ ≥ k  ⟺  upnl × leverage × 100 ≥ k × cost, scaled down to stay exact.
+  const x = upnl * leverage;
+  if (x >= 4 * cost) return 5;
+  if (x >= 2 * cost) return 4;
+  if (x >= cost) return 3;
+  if (x * 10 >= 3 * cost) return 2;
+  return 1;
 }
 
 /**

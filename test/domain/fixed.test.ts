@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import {
-  applyRateCeil, ceilDivUnits, formatUnits, mulDivHalfUp, notional, notionalExact, productParts, productScratch, rateCeilUnits, SCALE_N, toWireNumber,
+  applyRateCeil, ceilDivUnits, formatUnits, mulDivHalfUp, notional, notionalExact, productParts, productScratch, quotientScratch, rateCeilUnits,
+  scaledQuotient, SCALE_N, toWireNumber,
 } from '../../src/domain/fixed.js';
 
 const exact = (q: number, p: number) => mulDivHalfUp(BigInt(q), BigInt(p), SCALE_N);
@@ -60,4 +61,16 @@ test('ceilDivUnits and rateCeilUnits equal the bigint ceilings', () => {
   }), { numRuns: 20_000 });
   assert.equal(rateCeilUnits(100_000_000, 20_000), 20_000);
   assert.equal(rateCeilUnits(1, 20_000), 1);
+});
+
+test('scaledQuotient divides a × 1e8 by b exactly (or declines)', () => {
+  const check = (a: number, b: number) => {
+    const ok = scaledQuotient(a, b);
+    const p = BigInt(a) * SCALE_N;
+    if (!ok) return a > 2 ** 50 || b > 9e11 || BigInt(a) / BigInt(b) >= 90_000_000n;
+    return BigInt(quotientScratch.q) === p / BigInt(b) && BigInt(quotientScratch.r) === p % BigInt(b);
+  };
+  fc.assert(fc.property(fc.integer({ min: 0, max: 2 ** 50 }), fc.integer({ min: 1, max: 9e11 }), check), { numRuns: 20_000 });
+  fc.assert(fc.property(fc.integer({ min: 0, max: 1e14 }), fc.integer({ min: 1, max: 1e10 }), check), { numRuns: 20_000 });
+  fc.assert(fc.property(fc.maxSafeNat(), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), check), { numRuns: 5_000 });
 });

@@ -5,9 +5,11 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { productParts, productScratch, SCALE_N } from '../../src/domain/fixed.js';
 import { DEMO_INSTRUMENTS } from '../../src/domain/instrument.js';
-import { lockOf, lockUnits, newAccount, OpenVolume, smallMoney, unrealizedPnL, unrealizedUnits, type Position } from '../../src/engine/account.js';
+import { costUnits, lockOf, lockUnits, newAccount, OpenVolume, smallMoney, unrealizedPnL, unrealizedUnits, type Position } from '../../src/engine/account.js';
 import { compileInstrument, maintenanceMargin, maintenanceMarginUnits } from '../../src/engine/instrument-rules.js';
-import { accountRisk, isMarginCall, mustLiquidate, quickRisk, QuickRisk } from '../../src/engine/margin.js';
+import {
+  accountRisk, adlLevel, adlLevelUnits, bankruptcyPrice, bankruptcyPriceUnits, isMarginCall, mustLiquidate, quickRisk, QuickRisk,
+} from '../../src/engine/margin.js';
 import { Market } from '../../src/engine/market.js';
 
 const position = (qty: number, cost: bigint): Position => ({
@@ -131,4 +133,34 @@ test('maintenanceMarginUnits equals maintenanceMargin for every demo instrument'
     const rules = compileInstrument(config);
     fc.assert(fc.property(fc.integer({ min: 0, max: 2 ** 50 }), (n) => BigInt(maintenanceMarginUnits(rules, n)) === maintenanceMargin(rules, BigInt(n))), { numRuns: 5_000 });
   }
+});
+
+test('bankruptcyPriceUnits and adlLevelUnits equal their bigint twins whenever they answer', () => {
+  let sure = 0;
+  const markets = new Map<string, Market>();
+  for (const config of DEMO_INSTRUMENTS) markets.set(config.id, new Market(compileInstrument(config), 0));
+  const ids = [...markets.keys()];
+  fc.assert(fc.property(
+    fc.oneof(fc.bigInt({ min: -(10n ** 12n), max: 10n ** 14n }), fc.bigInt({ min: -(2n ** 55n), max: 2n ** 55n })),
+    fc.array(fc.record({ qty: fc.oneof(fc.integer({ min: -1e10, max: 1e10 }), fc.integer({ min: -1e13, max: 1e13 })), cost: fc.bigInt({ min: 0n, max: 10n ** 15n }), mark: fc.option(fc.integer({ min: 1, max: 1e13 })) }), { minLength: 1, maxLength: 2 }),
+    fc.integer({ min: 1, max: 300 }),
+    (balance, positions, leverage) => {
+      const acc = newAccount(1);
+      acc.balance = balance;
+      positions.forEach((p, i) => {
+        markets.get(ids[i])!.markPrice = p.mark;
+        acc.positions.set(ids[i], { id: `p${i}`, instrument: ids[i], qty: p.qty, side: 'BUY', cost: p.cost, realizedPnL: 0n, fee: 0n, fundingPaid: 0n, createdAt: 0, updatedAt: 0 });
+      });
+      const pos = acc.positions.get(ids[0])!;
+      const fast = bankruptcyPriceUnits(acc, pos, markets);
+      if (fast !== undefined) {
+        sure++;
+        assert.equal(fast, bankruptcyPrice(acc, pos, markets));
+      }
+      const mark = markets.get(ids[0])!.valuationPrice;
+      const level = adlLevelUnits(pos, unrealizedUnits(pos, mark), costUnits(pos), leverage);
+      if (level !== 0) assert.equal(level, adlLevel(pos, unrealizedPnL(pos, mark), leverage));
+    },
+  ), { numRuns: 5_000 });
+  assert.ok(sure > 600, `only ${sure} answers`);
 });
