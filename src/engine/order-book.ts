@@ -173,12 +173,23 @@ export class BookSide {
     if (order.level) order.level.total -= by;
   }
 
+  /**
+   * The next non-empty level worse than `level` (a level of this side), or undefined: with best(), walks the
+   * side from the best price without building `levels`.
+   */
+  worse(level: PriceLevel): PriceLevel | undefined {
+    if (this.sorted !== null) {
+      const i = this.searchSorted(level.price); // the level's index, or where it would go
+      return i > 0 ? this.sorted[i - 1] : undefined;
+    }
+    const s = this.slotBelow(level.slot);
+    return s < 0 ? undefined : this.slots[s]!;
+  }
+
   /** Levels from best to worse, aggregated into buckets of `grouping` Units (0 = raw levels). */
   depth(maxLevels: number, grouping: Units): Array<{ price: Units; quantity: Units }> {
     const out: Array<{ price: Units; quantity: Units }> = [];
-    const arr = this.levels;
-    for (let i = arr.length - 1; i >= 0; i--) {
-      const lv = arr[i];
+    for (let lv = this.best(); lv !== undefined; lv = this.worse(lv)) {
       // Bids round down, asks round up, so a grouped level never looks better than the real book.
       const price = grouping > 0
         ? (this.isBid ? Math.floor(lv.price / grouping) * grouping : Math.ceil(lv.price / grouping) * grouping)
@@ -226,6 +237,18 @@ export class BookSide {
     let word = bits[w] & ((1 << (i & 31)) - 1);
     while (word === 0) word = bits[--w];
     this.bestSlot = (w << 5) + 31 - Math.clz32(word);
+  }
+
+  /** Highest non-empty slot below slot i; −1 if none. */
+  private slotBelow(i: number): number {
+    const bits = this.bits;
+    let w = i >> 5;
+    let word = bits[w] & ((1 << (i & 31)) - 1);
+    while (word === 0) {
+      if (--w < 0) return -1;
+      word = bits[w];
+    }
+    return (w << 5) + 31 - Math.clz32(word);
   }
 
   /** Lowest non-empty slot (the worst level); −1 when empty. */

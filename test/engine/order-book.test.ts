@@ -145,6 +145,9 @@ function run(ops: Op[], tickHint: number): void {
       assert.equal(side.level(MID + 7), undefined);
       assert.deepEqual([...side.orders()].map((o) => (o as Node).id), want.slice().reverse().flatMap((l) => l[3]));
       assert.deepEqual(side.depth(5, 0), want.slice().reverse().slice(0, 5).map(([price, quantity]) => ({ price, quantity })));
+      const walked: number[] = [];
+      for (let lv = side.best(); lv !== undefined; lv = side.worse(lv)) walked.push(lv.price);
+      assert.deepEqual(walked, want.map((l) => l[0]).reverse());
     }
     assert.equal(book.isCrossed(), false);
   }
