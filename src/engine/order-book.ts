@@ -80,8 +80,12 @@ export class BookSide {
   /** `levels` as last built from the ladder; null when a level has appeared or emptied since. */
   private levelsCache: PriceLevel[] | null = null;
 
+  /** The tick the side was given (0 = none). */
+  private readonly tickHint: Units;
+
   constructor(readonly isBid: boolean, tick: Units = 0) {
-    this.tick = tick > 0 && Number.isSafeInteger(tick) ? tick : 0;
+    this.tickHint = tick > 0 && Number.isSafeInteger(tick) ? tick : 0;
+    this.tick = this.tickHint;
     this.stride = isBid ? this.tick : -this.tick;
   }
 
@@ -282,10 +286,12 @@ export class BookSide {
    */
   private levelFor(price: Units): PriceLevel {
     if (this.sorted !== null) {
-      if (this.sorted.length === 0) this.sorted = this.byPrice = null; // empty: back to a ladder
-      else return this.sortedLevelFor(price);
+      if (this.sorted.length !== 0) return this.sortedLevelFor(price);
+      this.sorted = this.byPrice = null; // empty: back to a ladder
     }
-    let tick = this.tick === 0 || price % this.tick !== 0 ? gcd(this.tick, price) : this.tick;
+    // An empty side starts again from the tick it was given (an odd price may have shrunk the learnt one).
+    const from = this.count === 0 ? this.tickHint : this.tick;
+    let tick = from === 0 || price % from !== 0 ? gcd(from, price) : from;
     if (tick === 0) tick = 1; // first price 0 with no tick known
     if (this.count === 0) {
       // Empty side: centre a fresh ladder on the price.

@@ -202,6 +202,21 @@ describe('order book ladder', () => {
     assert.equal(book.bids.level(1300)?.count, 1);
   });
 
+  it('an odd price that shrank the tick is forgotten once the side is empty again', () => {
+    const book = new OrderBook(TICK);
+    const odd = new Node(1, MID + 1, 1, true); // off the grid: the tick shrinks to 1 unit
+    const near = new Node(2, MID - 5000 * TICK, 1, true); // 5e9 units away: too wide a ladder at that tick
+    book.bids.add(odd);
+    book.bids.add(near);
+    assert.equal(book.bids.mode.kind, 'sorted');
+    book.bids.remove(odd);
+    book.bids.remove(near);
+    book.bids.add(new Node(3, MID - TICK, 1, true));
+    book.bids.add(new Node(4, MID - 3000 * TICK, 1, true));
+    assert.deepEqual(book.bids.mode, { kind: 'ladder', slots: book.bids.mode.slots, tick: TICK });
+    assert.equal(book.bestBid(), MID - TICK);
+  });
+
   it('a price level emptied and refilled keeps FIFO and totals right', () => {
     const book = new OrderBook(1);
     const a = new Node(1, 100, 3, false);
