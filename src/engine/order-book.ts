@@ -12,9 +12,10 @@
  *
  * The tick does not have to be known: the book starts from the tick it is given (if any) and divides it
  * by a gcd whenever a price is off the grid, re-indexing the ladder. The ladder grows (and re-bases) to
- * cover the prices present, up to MAX_SLOTS ticks from the worst level to the best; a side whose prices
- * span more than that (a stink bid far from the market) falls back to a sorted array of levels + a Map by
- * price (best last) until its span shrinks again. See bench/engine.bench.ts for the numbers.
+ * cover the prices present, up to LADDER_SPAN ticks from the worst level to the best (MAX_SLOTS slots); a
+ * side whose prices span more than that (a stink bid far from the market) falls back to a sorted array of
+ * levels + a Map by price (best last), the previous design, until its span shrinks to RETURN_SLOTS again.
+ * An empty side starts again from the tick hint. See bench/engine.bench.ts for the numbers.
  */
 import type { Units } from '../domain/fixed.js';
 
@@ -38,10 +39,15 @@ export class PriceLevel {
   constructor(readonly price: Units) {}
 }
 
-/** Ladder size limits (slots per side). */
+/** Ladder size limits (slots per side): a ladder has at most MAX_SLOTS slots (1 MB of pointers). */
 const INITIAL_SLOTS = 1 << 10;
 export const MAX_SLOTS = 1 << 18;
-/** Back from the sorted fallback to a ladder once the span is this small (hysteresis). */
+/**
+ * A side whose prices span more ticks than this uses the sorted fallback; it comes back to a ladder once the
+ * span is at most RETURN_SLOTS (hysteresis: placing and cancelling one far order does not rebuild big ladders).
+ * A ladder has twice its span in slots, so the next growth is at least half the span away.
+ */
+const LADDER_SPAN = MAX_SLOTS >> 1;
 const RETURN_SLOTS = MAX_SLOTS >> 2;
 
 function gcd(a: number, b: number): number {
@@ -255,16 +261,6 @@ export class BookSide {
     return (w << 5) + 31 - Math.clz32(word);
   }
 
-  /** Lowest non-empty slot (the worst level); −1 when empty. */
-  private worstSlot(): number {
-    const bits = this.bits;
-    for (let w = 0; w < bits.length; w++) {
-      const word = bits[w];
-      if (word !== 0) return (w << 5) + 31 - Math.clz32(word & -word);
-    }
-    return -1;
-  }
-
   private buildLevels(): PriceLevel[] {
     const out: PriceLevel[] = [];
     const bits = this.bits;
@@ -306,7 +302,7 @@ export class BookSide {
       const hi = Math.max(worst, bestP, price);
       // The ladder's grid must hold every present price (they are multiples of the old tick).
       const span = (hi - lo) / tick + 1;
-      if (span > MAX_SLOTS) {
+      if (span > LADDER_SPAN) {
         this.toSorted(levels);
         return this.sortedLevelFor(price);
       }

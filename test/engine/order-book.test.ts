@@ -84,7 +84,10 @@ function priceOf(bid: boolean, where: number, dist: number): number {
   switch (where) {
     case 0: return MID + dir * (1 + (dist % 60)) * TICK; // passive, near
     case 1: return MID - dir * (dist % 5) * TICK; // marketable-ish
-    case 2: return MID + dir * (dist % 3 === 0 ? MAX_SLOTS + dist : 2000 + dist) * TICK; // far
+    case 2: { // far: beyond the ladder's limit, around its fallback thresholds, or just outside the first ladder
+      const ticks = dist % 3 === 0 ? MAX_SLOTS + dist : dist % 3 === 1 ? (MAX_SLOTS >> 2) + (dist % (MAX_SLOTS >> 1)) : 600 + (dist % 5000);
+      return MID + dir * ticks * TICK;
+    }
     case 3: return MID + dir * ((1 + (dist % 40)) * TICK + (dist % 2 === 0 ? TICK / 2 : TICK / 5)); // off the hint's grid
     default: return MID + dir * (dist % 7) * TICK * 3;
   }
