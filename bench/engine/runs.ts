@@ -20,12 +20,12 @@ import { DEMO_INSTRUMENTS } from '../../src/domain/instrument.js';
 import type { ExchangeEngine } from '../../src/engine/api.js';
 import type { Command } from '../../src/engine/commands.js';
 import type { CommandResult } from '../../src/engine/records.js';
-import { matchBare, OrderBook, type BookOrder, type PriceLevel } from '../../src/engine/order-book.js';
+import { matchBare, OrderBook, type BookOrder } from '../../src/engine/order-book.js';
 import { openSqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { openThreadedSqliteJournal } from '../../src/journal/threaded-sqlite-journal.js';
 import { Sequencer } from '../../src/sequencer/sequencer.js';
 import { gcNow, mainThreadCpuNs } from './stats.js';
-import { BASE_TS, INSTRUMENTS, OP_CANCEL, OP_IOC, OP_LIMIT, OP_MARKET, type Workload } from './workload.js';
+import { BASE_TS, BenchOrder, INSTRUMENTS, OP_CANCEL, OP_IOC, OP_LIMIT, OP_MARKET, type Workload } from './workload.js';
 
 export const LEVERAGE = 10;
 /** 10 million USDT per user, in 1e-8 units. */
@@ -56,25 +56,14 @@ function cpuMeter(): () => { cpuNs: number; mainCpuNs?: number } {
 
 // ---------------------------------------------------------------- (a) bare book
 
-class BareOrder implements BookOrder {
-  prev: BookOrder | null = null;
-  next: BookOrder | null = null;
-  level: PriceLevel | null = null;
-  constructor(
-    readonly id: string,
-    public price: Units,
-    public remaining: Units,
-  ) {}
-}
-
 export function bareInstance() {
-  const books = INSTRUMENTS.map(() => new OrderBook());
-  const byId = new Map<string, BareOrder>();
+  const books = INSTRUMENTS.map((spec) => new OrderBook(spec.tick));
+  const byId = new Map<string, BenchOrder>();
   let fills = 0;
   let missedCancels = 0;
   const onFill = (maker: BookOrder, q: Units): void => {
     fills++;
-    if (q === maker.remaining) byId.delete((maker as BareOrder).id);
+    if (q === maker.remaining) byId.delete((maker as BenchOrder).id);
   };
   const step = (w: Workload, i: number): void => {
     const book = books[w.inst[i]];
@@ -84,7 +73,7 @@ export function bareInstance() {
         const price = w.price[i];
         const left = matchBare(book, isBid, price, w.qty[i], onFill);
         if (left > 0) {
-          const o = new BareOrder(w.id[i], price, left);
+          const o = new BenchOrder(w.id[i], i, price, left);
           book.side(isBid).add(o);
           byId.set(o.id, o);
         }
@@ -110,7 +99,7 @@ export function bareInstance() {
   };
   /** Adds one non-crossing resting order (heap run). */
   const rest = (inst: number, isBid: boolean, id: string, price: Units, qty: Units): void => {
-    const o = new BareOrder(id, price, qty);
+    const o = new BenchOrder(id, -1, price, qty);
     books[inst].side(isBid).add(o);
     byId.set(id, o);
   };
@@ -118,26 +107,15 @@ export function bareInstance() {
   return { step, rest, notes, books, byId };
 }
 
-class BareHandleOrder implements BookOrder {
-  prev: BookOrder | null = null;
-  next: BookOrder | null = null;
-  level: PriceLevel | null = null;
-  constructor(
-    readonly ref: number,
-    public price: Units,
-    public remaining: Units,
-  ) {}
-}
-
 /**
  * Variant of (a) that finds orders by an integer handle (Map<number, node>) instead of the string id: shows
  * how much of (a) is the id lookup rather than the book. Reported in the details, not in the table.
  */
 export function bareHandlePass(w: Workload): PassResult {
-  const books = INSTRUMENTS.map(() => new OrderBook());
-  const byRef = new Map<number, BareHandleOrder>();
+  const books = INSTRUMENTS.map((spec) => new OrderBook(spec.tick));
+  const byRef = new Map<number, BenchOrder>();
   const onFill = (maker: BookOrder, q: Units): void => {
-    if (q === maker.remaining) byRef.delete((maker as BareHandleOrder).ref);
+    if (q === maker.remaining) byRef.delete((maker as BenchOrder).ref);
   };
   const step = (i: number): void => {
     const book = books[w.inst[i]];
@@ -147,7 +125,7 @@ export function bareHandlePass(w: Workload): PassResult {
         const price = w.price[i];
         const left = matchBare(book, isBid, price, w.qty[i], onFill);
         if (left > 0) {
-          const o = new BareHandleOrder(i, price, left);
+          const o = new BenchOrder(w.id[i], i, price, left);
           book.side(isBid).add(o);
           byRef.set(i, o);
         }

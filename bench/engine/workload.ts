@@ -87,14 +87,20 @@ export interface Workload {
   counts: { limit: number; cancel: number; ioc: number; market: number; fills: number; restingAtEnd: number };
 }
 
-class RefOrder implements BookOrder {
+/**
+ * The book node of every bench-side book (the reference book here, (a) and its integer-handle variant): one
+ * class, so the book's property accesses see one node shape besides the engine's OrderState.
+ */
+export class BenchOrder implements BookOrder {
   prev: BookOrder | null = null;
   next: BookOrder | null = null;
   level: PriceLevel | null = null;
-  /** Position in the live array (for O(1) removal). */
+  /** Position in the generator's live array (for O(1) removal); unused elsewhere. */
   slot = -1;
   constructor(
-    readonly opIndex: number,
+    readonly id: string,
+    /** Index of the op that placed it. */
+    readonly ref: number,
     public price: Units,
     public remaining: Units,
   ) {}
@@ -126,14 +132,14 @@ export function generateWorkload(o: WorkloadOptions): Workload {
     ts: new Float64Array(n),
     counts: { limit: 0, cancel: 0, ioc: 0, market: 0, fills: 0, restingAtEnd: 0 },
   };
-  const books = INSTRUMENTS.map(() => new OrderBook());
-  const live: RefOrder[] = [];
+  const books = INSTRUMENTS.map((spec) => new OrderBook(spec.tick));
+  const live: BenchOrder[] = [];
   const prefix = orderIdPrefix(o.tsStart);
   if (orderIdPrefix(o.tsStart + n) !== prefix) throw new Error('stream crosses midnight: lower BENCH_OPS or move tsStart');
   let idCounter = o.idBase;
   let fillNotional = 0;
 
-  const dropLive = (r: RefOrder): void => {
+  const dropLive = (r: BenchOrder): void => {
     const last = live.pop()!;
     if (last !== r) {
       live[r.slot] = last;
@@ -144,7 +150,7 @@ export function generateWorkload(o: WorkloadOptions): Workload {
   const onFill = (maker: BookOrder, q: Units, price: Units): void => {
     w.counts.fills++;
     fillNotional += (q / 1e8) * price; // Units of USDT (only used to size market orders by cash)
-    if (q === maker.remaining) dropLive(maker as RefOrder);
+    if (q === maker.remaining) dropLive(maker as BenchOrder);
   };
 
   for (let i = 0; i < n; i++) {
@@ -156,7 +162,7 @@ export function generateWorkload(o: WorkloadOptions): Workload {
 
     if (kind === OP_CANCEL) {
       const victim = live[Math.floor(rnd() * live.length)];
-      const v = victim.opIndex;
+      const v = victim.ref;
       w.inst[i] = w.inst[v];
       w.bid[i] = w.bid[v];
       w.user[i] = w.user[v];
@@ -191,7 +197,7 @@ export function generateWorkload(o: WorkloadOptions): Workload {
       w.price[i] = price;
       const left = matchBare(book, isBid, price, w.qty[i], onFill);
       if (left > 0) {
-        const ro = new RefOrder(i, price, left);
+        const ro = new BenchOrder(w.id[i], i, price, left);
         book.side(isBid).add(ro);
         ro.slot = live.length;
         live.push(ro);
