@@ -138,17 +138,28 @@ export function bankruptcyPriceUnits(acc: Account, pos: Position, markets: Map<s
   }
   const cost = costUnits(pos);
   if (!(e <= TERM * 4 && e >= -TERM * 4) || cost !== cost || inc < 1) return undefined;
+  // num is an exact integer below 2^53 here (|e| ≤ 2^52, cost ≤ 2^50): when the quotient is too large for
+  // doubles (a well-funded short's price is astronomical) only the division itself goes to bigints.
   if (pos.qty > 0) {
     const num = cost - e;
     if (num <= 0) return null;
-    if (!scaledQuotient(num, abs)) return undefined;
+    if (!scaledQuotient(num, abs)) {
+      const n = BigInt(abs);
+      const i = BigInt(inc);
+      const big = (BigInt(num) * SCALE_N + n - 1n) / n;
+      return Number(((big + i - 1n) / i) * i);
+    }
     const raw = quotientScratch.r > 0 ? quotientScratch.q + 1 : quotientScratch.q; // ceil
     return ceilDivUnits(raw, inc) * inc;
   }
   const num = cost + e;
   let raw = 0;
   if (num > 0) {
-    if (!scaledQuotient(num, abs)) return undefined;
+    if (!scaledQuotient(num, abs)) {
+      const i = BigInt(inc);
+      const p = ((BigInt(num) * SCALE_N) / BigInt(abs) / i) * i;
+      return Number(p > 0n ? p : i);
+    }
     raw = quotientScratch.q; // floor
   }
   let steps = Math.floor(raw / inc);
