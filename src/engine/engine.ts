@@ -999,7 +999,10 @@ export class Engine implements ExchangeEngine {
     const r = m.rules;
     const liquidation = o.group === 'liquidation' || o.group === 'adl';
     const rate = o.group === 'liquidation' ? r.liquidationFee : o.group === 'adl' ? 0 : role === 'MAKER' ? r.makerFee : r.takerFee;
-    const fee = applyRateCeil(value, rate);
+    // The fee in doubles when the notional is a safe integer (two per fill); bigints otherwise.
+    const valueUnits = notionalExact(q, price);
+    const feeUnits = valueUnits >= 0 ? rateCeilUnits(valueUnits, rate) : -1;
+    const fee = feeUnits === 0 ? 0n : feeUnits > 0 ? BigInt(feeUnits) : applyRateCeil(value, rate);
     let pos = acc.positions.get(m.id);
     if (pos === undefined || pos.qty === 0) {
       const fresh: Position = {
