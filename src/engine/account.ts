@@ -23,9 +23,53 @@ export interface Position {
   fundingPaid: Money;
   createdAt: number;
   updatedAt: number;
-  /** costUnits' cache: the cost it last converted and the double (Number(bigint) is a ~30 ns runtime call). */
-  costSeen?: Money;
-  costDouble?: number;
+  /** smallMoney(cost), kept with it by positions made with newPosition (PositionRecord). */
+  readonly costDouble?: number;
+}
+
+/** The fields of a new position (cost and the rest as they start). */
+export type PositionInit = Omit<Position, 'costDouble'>;
+
+/** As AccountRecord's balance: the cost keeps its double beside it, written with it. */
+class PositionRecord implements Position {
+  readonly id: string;
+  readonly instrument: string;
+  qty: number;
+  side: Side;
+  private costBig: Money;
+  costDouble: number;
+  realizedPnL: Money;
+  fee: Money;
+  fundingPaid: Money;
+  readonly createdAt: number;
+  updatedAt: number;
+
+  constructor(p: PositionInit) {
+    this.id = p.id;
+    this.instrument = p.instrument;
+    this.qty = p.qty;
+    this.side = p.side;
+    this.costBig = p.cost;
+    this.costDouble = smallMoney(p.cost);
+    this.realizedPnL = p.realizedPnL;
+    this.fee = p.fee;
+    this.fundingPaid = p.fundingPaid;
+    this.createdAt = p.createdAt;
+    this.updatedAt = p.updatedAt;
+  }
+
+  get cost(): Money {
+    return this.costBig;
+  }
+
+  set cost(v: Money) {
+    this.costBig = v;
+    this.costDouble = smallMoney(v);
+  }
+}
+
+export function newPosition(p: PositionInit): Position {
+  return new PositionRecord(p);
 }
 
 const UNIT = 100_000_000;
@@ -116,6 +160,8 @@ export class OpenVolume {
 export interface Account {
   userId: number;
   balance: Money;
+  /** smallMoney(balance), kept up to date by newAccount's accounts (see AccountRecord); NaN when too large. */
+  readonly balanceDouble: number;
   pendingWithdrawals: Money;
   positions: Map<string, Position>;
   /** Live orders (resting, or untriggered stops) in listing order; EngineState.orderIds finds one by id. */
@@ -124,16 +170,38 @@ export interface Account {
   leverage: Map<string, number>;
   marginCall: boolean;
   updatedAt: number;
-  /** balanceUnits' cache: the balance it last converted and the double. */
-  balanceSeen: Money;
-  balanceDouble: number;
+}
+
+/**
+ * The balance keeps its double beside it, written with it: the margin check reads the double without
+ * touching the bigint object (a likely cache miss per order: an account's data is scattered over the heap
+ * and each balance change allocates a new bigint), and a write costs one conversion.
+ */
+class AccountRecord implements Account {
+  private balanceBig: Money = 0n;
+  balanceDouble = 0;
+  pendingWithdrawals: Money = 0n;
+  readonly positions = new Map<string, Position>();
+  readonly orders = new AccountOrders<OrderState>();
+  readonly openVolume = new Map<string, OpenVolume>();
+  readonly leverage = new Map<string, number>();
+  marginCall = false;
+  updatedAt = 0;
+
+  constructor(readonly userId: number) {}
+
+  get balance(): Money {
+    return this.balanceBig;
+  }
+
+  set balance(v: Money) {
+    this.balanceBig = v;
+    this.balanceDouble = smallMoney(v);
+  }
 }
 
 export function newAccount(userId: number): Account {
-  return {
-    userId, balance: 0n, pendingWithdrawals: 0n, positions: new Map(), orders: new AccountOrders(), openVolume: new Map(),
-    leverage: new Map(), marginCall: false, updatedAt: 0, balanceSeen: 0n, balanceDouble: 0,
-  };
+  return new AccountRecord(userId);
 }
 
 export function openVolumeOf(acc: Account, instrument: string): OpenVolume {
@@ -214,24 +282,15 @@ export function smallMoney(v: Money): number {
   return n <= TERM_LIMIT && n >= -TERM_LIMIT ? n : NaN;
 }
 
-/** smallMoney(acc.balance), converted again only when the balance changed since the last call. */
+/** smallMoney(acc.balance), without touching the bigint. */
 export function balanceUnits(acc: Account): number {
-  const b = acc.balance;
-  if (b !== acc.balanceSeen) {
-    acc.balanceSeen = b;
-    acc.balanceDouble = smallMoney(b);
-  }
   return acc.balanceDouble;
 }
 
-/** smallMoney(pos.cost), converted again only when the cost changed since the last call. */
+/** smallMoney(pos.cost), without touching the bigint when the position keeps its double (newPosition). */
 export function costUnits(pos: Position): number {
-  const c = pos.cost;
-  if (c !== pos.costSeen) {
-    pos.costSeen = c;
-    pos.costDouble = smallMoney(c);
-  }
-  return pos.costDouble!;
+  const d = pos.costDouble;
+  return d !== undefined ? d : smallMoney(pos.cost);
 }
 
 /** ⌈units + frac / 1e8⌉ for one side plus optional extra parts; −1 beyond the double range. */

@@ -20,7 +20,7 @@ import { SIDES, TPSL_TYPES, type FillRole, type OrderGroup, type Side, type Time
 import type { InstrumentConfig } from '../domain/instrument.js';
 import { dayNumber, isOrderIdV2, ORDER_ID_EPOCH_MS, orderIdDay, orderIdDigits, systemOrderId } from '../domain/order-id.js';
 import {
-  balanceUnits, costUnits, instrumentLock, lockOf, lockUnits, newAccount, openVolumeOf, smallMoney, SUM_LIMIT, unrealizedPnL, unrealizedUnits,
+  balanceUnits, costUnits, instrumentLock, lockOf, lockUnits, newAccount, newPosition, openVolumeOf, smallMoney, SUM_LIMIT, unrealizedPnL, unrealizedUnits,
   type Account, type Position,
 } from './account.js';
 import type { EngineSnapshot, ExchangeEngine } from './api.js';
@@ -1005,10 +1005,10 @@ export class Engine implements ExchangeEngine {
     const fee = feeUnits === 0 ? 0n : feeUnits > 0 ? BigInt(feeUnits) : applyRateCeil(value, rate);
     let pos = acc.positions.get(m.id);
     if (pos === undefined || pos.qty === 0) {
-      const fresh: Position = {
+      const fresh = newPosition({
         id: sequenceUuid('00000001', ++this.s.counters.position), instrument: m.id, qty: 0, side: o.side, cost: 0n,
-        realizedPnL: 0n, fee: 0n, fundingPaid: 0n, createdAt: this.ts, updatedAt: this.ts, costSeen: 0n, costDouble: 0,
-      };
+        realizedPnL: 0n, fee: 0n, fundingPaid: 0n, createdAt: this.ts, updatedAt: this.ts,
+      });
       if (pos !== undefined) this.touchedPositions.delete(pos);
       acc.positions.set(m.id, fresh);
       openVolumeOf(acc, m.id);

@@ -11,6 +11,7 @@
  *    and premium-sample counters are consistent (no samples → no premium sum).
  * 6. Each account's locked withdrawals equal Σ amounts of its unsettled (pending or blocked) withdrawals.
  */
+import { smallMoney } from './account.js';
 import type { EngineState } from './state.js';
 import type { OrderState } from './order.js';
 import { signedCost } from './position-math.js';
@@ -75,7 +76,16 @@ export function findInvariantViolation(s: EngineState): string | null {
     }
   }
 
-  // 4. reserved volume; the id index leads to exactly the listed orders
+  // 4. the doubles kept beside balances and position costs (the margin fast path reads them) match
+  const sameDouble = (d: number | undefined, v: bigint) => d === undefined || Object.is(d, smallMoney(v));
+  for (const acc of s.accounts.values()) {
+    if (!sameDouble(acc.balanceDouble, acc.balance)) return `user ${acc.userId}: balance double ${acc.balanceDouble} ≠ ${acc.balance}`;
+    for (const pos of acc.positions.values()) {
+      if (!sameDouble(pos.costDouble, pos.cost)) return `user ${acc.userId} ${pos.instrument}: cost double ${pos.costDouble} ≠ ${pos.cost}`;
+    }
+  }
+
+  // 5. reserved volume; the id index leads to exactly the listed orders
   let listed = 0;
   for (const acc of s.accounts.values()) listed += acc.orders.size;
   if (listed !== s.orderIds.liveCount) return `${s.orderIds.liveCount} live order ids for ${listed} open orders`;
@@ -97,7 +107,7 @@ export function findInvariantViolation(s: EngineState): string | null {
       }
     }
   }
-  // 5. withdrawal locks
+  // 6. withdrawal locks
   const locked = new Map<number, bigint>();
   for (const t of s.transfers.values()) {
     if (t.status !== 'pending' && t.status !== 'blocked') return `transfer ${t.id} is ${t.status} but still unsettled`;

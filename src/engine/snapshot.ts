@@ -7,7 +7,7 @@
  */
 import type { InstrumentConfig } from '../domain/instrument.js';
 import type { OrderGroup, OrderStatus, OrderType, Side, TimeInForce, TradingState } from '../domain/enums.js';
-import { newAccount, OpenVolume, type Position } from './account.js';
+import { newAccount, newPosition, OpenVolume, type Position } from './account.js';
 import { compileInstrument } from './instrument-rules.js';
 import { Market } from './market.js';
 import { OrderState } from './order.js';
@@ -162,10 +162,10 @@ export function restoreState(raw: unknown, seq: number): EngineState {
     for (const [k, v] of a.usedIds ?? []) orderIds.retire(a.userId, k, v);
     for (const [k, b, s] of a.openVolume) acc.openVolume.set(k, OpenVolume.fromRaw(k, BigInt(b), BigInt(s)));
     for (const p of a.positions) {
-      acc.positions.set(p.instrument, {
+      acc.positions.set(p.instrument, newPosition({
         id: p.id, instrument: p.instrument, qty: p.qty, side: p.side, cost: BigInt(p.cost), realizedPnL: BigInt(p.realizedPnL),
-        fee: BigInt(p.fee), fundingPaid: BigInt(p.fundingPaid), createdAt: p.createdAt, updatedAt: p.updatedAt, costSeen: 0n, costDouble: 0,
-      });
+        fee: BigInt(p.fee), fundingPaid: BigInt(p.fundingPaid), createdAt: p.createdAt, updatedAt: p.updatedAt,
+      }));
     }
     accounts.set(a.userId, acc);
   }

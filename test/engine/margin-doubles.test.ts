@@ -5,7 +5,9 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { productParts, productScratch, SCALE_N } from '../../src/domain/fixed.js';
 import { DEMO_INSTRUMENTS } from '../../src/domain/instrument.js';
-import { costUnits, lockOf, lockUnits, newAccount, OpenVolume, smallMoney, unrealizedPnL, unrealizedUnits, type Position } from '../../src/engine/account.js';
+import {
+  costUnits, lockOf, lockUnits, newAccount, newPosition, OpenVolume, smallMoney, unrealizedPnL, unrealizedUnits, type Position,
+} from '../../src/engine/account.js';
 import { compileInstrument, maintenanceMargin, maintenanceMarginUnits } from '../../src/engine/instrument-rules.js';
 import {
   accountRisk, adlLevel, adlLevelUnits, bankruptcyPrice, bankruptcyPriceUnits, isMarginCall, mustLiquidate, quickRisk, QuickRisk,
@@ -163,4 +165,17 @@ test('bankruptcyPriceUnits and adlLevelUnits equal their bigint twins whenever t
     },
   ), { numRuns: 5_000 });
   assert.ok(sure > 600, `only ${sure} answers`);
+});
+
+test('accounts and positions keep the double of their balance and cost in step with every write', () => {
+  fc.assert(fc.property(fc.array(fc.oneof(fc.bigInt({ min: -(10n ** 15n), max: 10n ** 15n }), fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n })), { minLength: 1, maxLength: 10 }), (values) => {
+    const acc = newAccount(7);
+    const pos = newPosition({ id: 'p', instrument: 'X', qty: 1, side: 'BUY', cost: 0n, realizedPnL: 0n, fee: 0n, fundingPaid: 0n, createdAt: 0, updatedAt: 0 });
+    for (const v of values) {
+      acc.balance += v;
+      pos.cost = v < 0n ? -v : v;
+      assert.ok(Object.is(acc.balanceDouble, smallMoney(acc.balance)));
+      assert.ok(Object.is(costUnits(pos), smallMoney(pos.cost)));
+    }
+  }), { numRuns: 1_000 });
 });
