@@ -18,7 +18,7 @@ import { dirname } from 'node:path';
 import type { Command } from '../engine/commands.js';
 import type { CommandJournal, JournalEntry } from './ports.js';
 import { readJournalFile } from './sqlite-journal-reader.js';
-import { AppendBuffer } from './append-buffer.js';
+import { AppendBuffer, forEachRow, type AppendBatch } from './append-buffer.js';
 
 export interface SqliteJournalOptions {
   /** Database file, e.g. `data/journal.db`; parent directories are created. */
@@ -39,8 +39,8 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS commands (
 
 export class SqliteJournal implements CommandJournal {
   private readonly db: Database.Database;
-  private readonly insert: Database.Statement<[number, number, string]>;
-  private readonly writeBatch: (seqs: number[], tss: number[], bodies: string[]) => void;
+  private readonly insert: Database.Statement<[number, number, string | Buffer]>;
+  private readonly writeBatch: (batch: AppendBatch) => void;
   private readonly pending: AppendBuffer;
   private committedSeq: number;
   private failure: Error | undefined;
@@ -54,9 +54,10 @@ export class SqliteJournal implements CommandJournal {
     this.db.pragma(`wal_autocheckpoint = ${Math.max(1, Math.floor(walAutocheckpointPages))}`);
     this.db.exec(SCHEMA);
     this.insert = this.db.prepare('INSERT INTO commands (seq, ts, body) VALUES (?, ?, ?)');
-    this.writeBatch = this.db.transaction((seqs: number[], tss: number[], bodies: string[]) => {
-      for (let i = 0; i < seqs.length; i++) this.insert.run(seqs[i], tss[i], bodies[i]);
-    });
+    const row = (seq: number, ts: number, body: string | Buffer): void => {
+      this.insert.run(seq, ts, body);
+    };
+    this.writeBatch = this.db.transaction((batch: AppendBatch) => forEachRow(batch, row));
     const last = this.db.prepare('SELECT seq, ts FROM commands ORDER BY seq DESC LIMIT 1').get() as
       | { seq: number; ts: number }
       | undefined;
@@ -73,16 +74,16 @@ export class SqliteJournal implements CommandJournal {
   flush(): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     if (this.pending.empty) return Promise.resolve();
-    const { seqs, tss, bodies } = this.pending.take();
+    const batch = this.pending.take();
     try {
-      this.writeBatch(seqs, tss, bodies);
+      this.writeBatch(batch);
     } catch (err) {
       // Whatever was buffered is lost and the on-disk tail no longer matches appendedSeq: refuse all
       // further use rather than risk a gap (fail-stop).
       this.failure = err instanceof Error ? err : new Error(String(err));
       return Promise.reject(this.failure);
     }
-    this.committedSeq = seqs[seqs.length - 1];
+    this.committedSeq = batch.firstSeq + batch.count - 1;
     return Promise.resolve();
   }
 

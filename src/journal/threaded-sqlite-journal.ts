@@ -20,7 +20,7 @@ import type { CommandJournal, JournalEntry } from './ports.js';
 import type { SqliteJournalOptions } from './sqlite-journal.js';
 import { startSiblingWorker } from '../workers/start-worker.js';
 import { readJournalFile } from './sqlite-journal-reader.js';
-import { AppendBuffer } from './append-buffer.js';
+import { AppendBuffer, batchTransferList } from './append-buffer.js';
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS commands (
   seq  INTEGER PRIMARY KEY,
@@ -79,8 +79,8 @@ export class ThreadedSqliteJournal implements CommandJournal {
     if (this.failure) return Promise.reject(this.failure);
     if (this.pending.empty) return this.newest;
     const lastSeq = this.pending.lastSeq;
-    const req: WriterRequest = { kind: 'write', id: this.nextId++, ...this.pending.take() };
-    this.newest = this.send(req, lastSeq);
+    const batch = this.pending.take();
+    this.newest = this.send({ kind: 'write', id: this.nextId++, batch }, lastSeq, batchTransferList(batch));
     return this.newest;
   }
 
@@ -113,11 +113,11 @@ export class ThreadedSqliteJournal implements CommandJournal {
     return this.closing;
   }
 
-  private send(req: WriterRequest, lastSeq: number): Promise<void> {
+  private send(req: WriterRequest, lastSeq: number, transfer?: ArrayBuffer[]): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.inFlight.set(req.id, { lastSeq, resolve, reject });
       if (this.inFlight.size === 1) this.writer.ref();
-      this.writer.postMessage(req);
+      this.writer.postMessage(req, transfer);
     });
   }
 
