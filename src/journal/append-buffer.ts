@@ -38,8 +38,13 @@ export function forEachRow(b: AppendBatch, row: (seq: number, ts: number, body: 
   }
 }
 
+/** Spare buffers handed back by the writer; fresh ones would cost page faults on every group. */
+const MAX_SPARES = 16;
+
 export class AppendBuffer {
   private readonly encoder = new CommandEncoder();
+  private spareBytes: Uint8Array[] = [];
+  private spareRows: Array<{ tss: Float64Array; ends: Uint32Array }> = [];
   private firstSeq: number;
   private count = 0;
   private tss: Float64Array;
@@ -78,16 +83,31 @@ export class AppendBuffer {
 
   /** Everything buffered so far; the buffer starts empty again (with fresh arrays: these may be transferred). */
   take(): AppendBatch {
-    const b: AppendBatch = {
-      firstSeq: this.firstSeq, count: this.count, tss: this.tss, ends: this.ends, bytes: this.encoder.take(), texts: this.texts,
-    };
-    const capacity = Math.max(1024, this.count);
-    this.tss = new Float64Array(capacity);
-    this.ends = new Uint32Array(capacity);
+    const bytes = this.encoder.take(this.spareBytes.pop());
+    const b: AppendBatch = { firstSeq: this.firstSeq, count: this.count, tss: this.tss, ends: this.ends, bytes, texts: this.texts };
+    const rows = this.spareRows.pop();
+    if (rows) {
+      this.tss = rows.tss;
+      this.ends = rows.ends;
+    } else {
+      const capacity = Math.max(1024, this.count);
+      this.tss = new Float64Array(capacity);
+      this.ends = new Uint32Array(capacity);
+    }
     this.texts = [];
     this.firstSeq = this.appendedSeq + 1;
     this.count = 0;
     return b;
+  }
+
+  /** Takes back the buffers of a written batch (e.g. returned by the writer thread) for later groups. */
+  recycle(b: Pick<AppendBatch, 'tss' | 'ends' | 'bytes'>): void {
+    if (this.spareBytes.length < MAX_SPARES && b.bytes.buffer.byteLength > 0) {
+      this.spareBytes.push(new Uint8Array(b.bytes.buffer));
+    }
+    if (this.spareRows.length < MAX_SPARES && b.tss.length > 0 && b.tss.length === b.ends.length) {
+      this.spareRows.push({ tss: b.tss, ends: b.ends });
+    }
   }
 
   get lastSeq(): number {

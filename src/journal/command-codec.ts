@@ -39,6 +39,11 @@ const VALUES = [
 
 const KEY_INDEX = new Map<string, number>(KEYS.map((k, i) => [k, i]));
 const VALUE_INDEX = new Map<string, number>(VALUES.map((v, i) => [v, i]));
+/** Keys whose string values are looked up in VALUES (ids and other free text are not worth the lookup). */
+const ENUM_KEYS = new Set(['kind', 'side', 'type', 'timeInForce', 'group']);
+const IS_ENUM_KEY = KEYS.map((k) => ENUM_KEYS.has(k));
+/** Entries of the per-position key cache (see CommandEncoder.object). */
+const HINTS = 64;
 
 const T_NULL = 0;
 const T_FALSE = 1;
@@ -73,15 +78,25 @@ export class CommandEncoder {
   pos = 0;
   private f64 = new Float64Array(1);
   private f64Bytes = new Uint8Array(this.f64.buffer);
+  /**
+   * Commands of one kind have the same keys in the same order, so the n-th key of a command is usually the
+   * n-th key of the previous one of its kind: remembered per position, it costs a pointer comparison
+   * instead of a map lookup; likewise an enum value (BUY, LIMIT…) at that position.
+   */
+  private keyPos = 0;
+  private readonly hintKey: Array<string | undefined> = new Array<string | undefined>(HINTS).fill(undefined);
+  private readonly hintKeyIdx = new Int32Array(HINTS);
+  private readonly hintVal: Array<string | undefined> = new Array<string | undefined>(HINTS).fill(undefined);
+  private readonly hintValIdx = new Int32Array(HINTS);
 
   constructor(capacity = 1 << 16) {
     this.buf = new Uint8Array(capacity);
   }
 
-  /** Hands the written bytes over (the buffer may be transferred) and starts a new buffer. */
-  take(): Uint8Array {
+  /** Hands the written bytes over (the buffer may be transferred) and goes on in `next` (or a new buffer). */
+  take(next?: Uint8Array): Uint8Array {
     const out = this.buf.subarray(0, this.pos);
-    this.buf = new Uint8Array(Math.max(1 << 12, this.buf.length));
+    this.buf = next ?? new Uint8Array(Math.max(1 << 12, this.buf.length));
     this.pos = 0;
     return out;
   }
@@ -91,6 +106,7 @@ export class CommandEncoder {
     try {
       this.ensure(1);
       this.buf[this.pos++] = BINARY_FORMAT;
+      this.keyPos = 0;
       this.value(value, 0);
       return true;
     } catch (err) {
@@ -146,10 +162,22 @@ export class CommandEncoder {
       const v = o[key];
       const t = typeof v;
       if (t === 'undefined' || t === 'function' || t === 'symbol') continue;
-      const k = KEY_INDEX.get(key);
+      const p = this.keyPos++ & (HINTS - 1);
+      let k: number;
+      if (key === this.hintKey[p]) {
+        k = this.hintKeyIdx[p];
+      } else {
+        k = KEY_INDEX.get(key) ?? -1;
+        this.hintKey[p] = key;
+        this.hintKeyIdx[p] = k;
+      }
       this.ensure(1);
-      if (k !== undefined) {
+      if (k >= 0) {
         this.buf[this.pos++] = k;
+        if (t === 'string' && IS_ENUM_KEY[k]) {
+          this.enumString(v as string, p);
+          continue;
+        }
       } else {
         this.buf[this.pos++] = K_INLINE;
         this.string(key);
@@ -222,17 +250,27 @@ export class CommandEncoder {
     this.pos = pos;
   }
 
+  /** A string that is usually one of VALUES; `p`: its key's position (for the cache). */
+  private enumString(s: string, p: number): void {
+    let d: number;
+    if (s === this.hintVal[p]) {
+      d = this.hintValIdx[p];
+    } else {
+      d = VALUE_INDEX.get(s) ?? -1;
+      this.hintVal[p] = s;
+      this.hintValIdx[p] = d;
+    }
+    if (d < 0) {
+      this.string(s);
+      return;
+    }
+    this.ensure(2);
+    this.buf[this.pos++] = T_DICT;
+    this.buf[this.pos++] = d;
+  }
+
   private string(s: string): void {
     const n = s.length;
-    if (n <= 20) {
-      const d = VALUE_INDEX.get(s);
-      if (d !== undefined) {
-        this.ensure(2);
-        this.buf[this.pos++] = T_DICT;
-        this.buf[this.pos++] = d;
-        return;
-      }
-    }
     this.ensure(9 + 2 * n);
     const start = this.pos;
     this.buf[this.pos++] = T_ASCII;

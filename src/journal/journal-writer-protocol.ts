@@ -11,4 +11,7 @@ export type WriterRequest =
   | { kind: 'write'; id: number; batch: AppendBatch }
   | { kind: 'close'; id: number };
 
-export type WriterReply = { id: number; ok: true } | { id: number; ok: false; message: string };
+/** A written batch's buffers come back (transferred) in `spare`, for the journal to reuse. */
+export type WriterReply =
+  | { id: number; ok: true; spare?: Pick<AppendBatch, 'tss' | 'ends' | 'bytes'> }
+  | { id: number; ok: false; message: string };

@@ -8,7 +8,7 @@
 import Database from 'better-sqlite3';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import type { WriterInit, WriterReply, WriterRequest } from './journal-writer-protocol.js';
-import { forEachRow, type AppendBatch } from './append-buffer.js';
+import { batchTransferList, forEachRow, type AppendBatch } from './append-buffer.js';
 import { nameThread } from '../workers/thread-name.js';
 
 if (!parentPort) throw new Error('journal-writer-worker must run in a worker thread');
@@ -41,7 +41,11 @@ function write(reqs: Array<Extract<WriterRequest, { kind: 'write' }>>): void {
       for (const r of reqs) port.postMessage({ id: r.id, ok: false, message: failure } satisfies WriterReply);
       return;
     }
-    for (const r of reqs) port.postMessage({ id: r.id, ok: true } satisfies WriterReply);
+    for (const r of reqs) {
+      const { tss, ends, bytes } = r.batch;
+      const spare = { tss, ends, bytes };
+      port.postMessage({ id: r.id, ok: true, spare } satisfies WriterReply, batchTransferList(r.batch));
+    }
     return;
   }
   for (const r of reqs) {

@@ -84,6 +84,7 @@ export class SqliteJournal implements CommandJournal {
       return Promise.reject(this.failure);
     }
     this.committedSeq = batch.firstSeq + batch.count - 1;
+    this.pending.recycle(batch);
     return Promise.resolve();
   }
 

@@ -127,6 +127,7 @@ export class ThreadedSqliteJournal implements CommandJournal {
     this.inFlight.delete(reply.id);
     if (this.inFlight.size === 0) this.writer.unref();
     if (reply.ok) {
+      if (reply.spare) this.pending.recycle(reply.spare);
       if (f.lastSeq > this.committedSeq) this.committedSeq = f.lastSeq;
       f.resolve();
       return;

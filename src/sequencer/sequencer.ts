@@ -43,12 +43,19 @@ export interface SequencerOptions {
    */
   flushDelayMs?: number;
   /**
-   * Group commits that may be in flight at once (default 4). A new group is cut and handed to the journal
+   * Group commits that may be in flight at once (default 8). A new group is cut and handed to the journal
    * while earlier ones are still being made durable (a journal answers flushes in order), so commands are
    * not held back a whole fsync just because the previous group is still committing; acknowledgements stay
    * in seq order. 1 = one flush at a time.
    */
   maxFlushesInFlight?: number;
+  /**
+   * A group is also cut as soon as this many commands wait (default 1,024), without waiting for the end of
+   * the turn: under a burst the writer commits the first part while the rest is still being applied, so
+   * most of a long turn is durable — and acknowledged right after it — instead of being held (with its
+   * results) through the next turn. 0 = only at the end of the turn / flushDelayMs.
+   */
+  maxGroupCommands?: number;
   /** Take a snapshot after this many commands since the last one (0 = never by count). */
   snapshotEveryCommands?: number;
   /** …or when this much command time has passed since the last one (0 = never by time). */
@@ -106,6 +113,7 @@ export class Sequencer {
   private readonly clock: () => number;
   private readonly flushDelayMs: number;
   private readonly maxFlushesInFlight: number;
+  private readonly maxGroupCommands: number;
   private readonly snapshotEveryCommands: number;
   private readonly snapshotEveryMs: number;
   private readonly snapshotOnStop: boolean;
@@ -143,7 +151,9 @@ export class Sequencer {
     this.bus = options.bus;
     this.clock = options.clock ?? Date.now;
     this.flushDelayMs = options.flushDelayMs ?? 0;
-    this.maxFlushesInFlight = Math.max(1, Math.floor(options.maxFlushesInFlight ?? 4));
+    this.maxFlushesInFlight = Math.max(1, Math.floor(options.maxFlushesInFlight ?? 8));
+    const maxGroup = Math.floor(options.maxGroupCommands ?? 1024);
+    this.maxGroupCommands = maxGroup > 0 ? maxGroup : Infinity;
     this.snapshotEveryCommands = options.snapshotEveryCommands ?? 0;
     this.snapshotEveryMs = options.snapshotEveryMs ?? 0;
     this.snapshotOnStop = options.snapshotOnStop ?? options.snapshots !== undefined;
@@ -214,7 +224,8 @@ export class Sequencer {
       this.pending.push({ seq, ts, kind: command.kind, result, submittedAt: t0, resolve, reject });
     });
     this.maybeSnapshot(seq, ts);
-    this.scheduleFlush();
+    if (this.pending.length >= this.maxGroupCommands) this.runFlush();
+    else this.scheduleFlush();
     return promise;
   }
 
@@ -262,12 +273,16 @@ export class Sequencer {
     // With the maximum in flight, the next group is cut when the oldest one is acknowledged.
     if (this.flushScheduled || this.inFlight.length >= this.maxFlushesInFlight) return;
     this.flushScheduled = true;
-    if (this.flushDelayMs > 0) setTimeout(() => this.runFlush(), this.flushDelayMs);
-    else setImmediate(() => this.runFlush());
+    const run = (): void => {
+      this.flushScheduled = false;
+      this.runFlush();
+    };
+    if (this.flushDelayMs > 0) setTimeout(run, this.flushDelayMs);
+    else setImmediate(run);
   }
 
   private runFlush(): void {
-    this.flushScheduled = false;
+    // (A flush cut early by size leaves the scheduled one in place: it takes the rest of the turn.)
     if (this.pending.length === 0 || this.inFlight.length >= this.maxFlushesInFlight) return;
     // Cut the batch and call flush() with no await in between: the flush covers exactly this batch.
     const batch = this.pending;
