@@ -3,10 +3,11 @@
  *
  * WAL + synchronous=FULL: a COMMIT returns only after the WAL is fsynced, so a resolved `flush()` survives
  * a power cut, not just a process crash. Appends only buffer (the command is serialized at append time so
- * later mutation by the caller cannot change what gets written); `flush()` writes the whole buffer in one
- * transaction — one fsync for however many commands arrived since the last flush (group commit).
+ * later mutation by the caller cannot change what gets written: hot kinds in the binary format of
+ * command-codec.ts, the rest as JSON text); `flush()` writes the whole buffer in one transaction — one fsync
+ * for however many commands arrived since the last flush (group commit).
  *
- * The write runs on the calling thread. Measured on the dev VM with ~230-byte commands, groups of 1000:
+ * The write runs on the calling thread. Measured on the dev VM (before the binary format) with ~230-byte commands, groups of 1000:
  * ~140–150k commands/s durable including JSON.stringify (~180–210k without it); the fsync cost grows with
  * the bytes per commit (~2.5 ms per 240 KB). Through the sequencer that is ~100k/s because stringify,
  * insert and fsync are serial with the engine; moving insert + fsync to a worker thread (main thread only
