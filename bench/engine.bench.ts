@@ -16,6 +16,9 @@
 // - ops/s: median of BENCH_REPS untimed passes, each on a fresh instance (no per-command timer).
 // - p50/p99/p99.9: one more pass with process.hrtime.bigint() around every command (a, b, d); the
 //   printed timer overhead is included in those numbers. (c) reports submit → durable acknowledgement.
+// - (c) submits BENCH_INFLIGHT commands synchronously per event-loop turn — every turn its own loop turn,
+//   also when the turn it waited for was already acknowledged (before 2026-11-22 such turns ran back to back
+//   and merged into one group) — with at most BENCH_BATCHES_IN_FLIGHT turns not yet acknowledged.
 // - Heap: global.gc() before/after (the script re-spawns itself with --expose-gc if needed).
 // - Also printed: latency by command kind; (a) with an integer handle instead of the string id (how much of
 //   (a) is the id lookup); (c)'s ceiling with a no-op engine (Sequencer + journal alone); for every pass the

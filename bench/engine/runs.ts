@@ -480,7 +480,9 @@ export async function journalPass(create: EngineFactory, users: number, cmds: Co
         for (let i = start; i < end; i++) lat[i] = (ackedAt - submitAt[i]) * 1e6;
       }, () => undefined));
       if (outstanding.length >= BATCHES_IN_FLIGHT) await outstanding.shift();
-      else await new Promise<void>((resolve) => setImmediate(resolve));
+      // Every turn is its own event-loop turn, as a gateway's requests arrive (awaiting a turn that is already
+      // acknowledged does not yield: without this, turns ran back to back and merged into one group).
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
     await Promise.all(outstanding);
     const elapsedMs = performance.now() - t0;

@@ -42,6 +42,20 @@ export interface SequencerOptions {
    * that turn shares one transaction. > 0: wait this many ms to gather more (fewer fsyncs, more latency).
    */
   flushDelayMs?: number;
+  /**
+   * Group commits that may be in flight at once (default 8). A new group is cut and handed to the journal
+   * while earlier ones are still being made durable (a journal answers flushes in order), so commands are
+   * not held back a whole fsync just because the previous group is still committing; acknowledgements stay
+   * in seq order. 1 = one flush at a time.
+   */
+  maxFlushesInFlight?: number;
+  /**
+   * A group is also cut as soon as this many commands wait (default 1,024), without waiting for the end of
+   * the turn: under a burst the writer commits the first part while the rest is still being applied, so
+   * most of a long turn is durable — and acknowledged right after it — instead of being held (with its
+   * results) through the next turn. 0 = only at the end of the turn / flushDelayMs.
+   */
+  maxGroupCommands?: number;
   /** Take a snapshot after this many commands since the last one (0 = never by count). */
   snapshotEveryCommands?: number;
   /** …or when this much command time has passed since the last one (0 = never by time). */
@@ -74,6 +88,15 @@ interface Pending {
   reject: (err: Error) => void;
 }
 
+/** A group handed to the journal: acknowledged once its flush (and every earlier one) has resolved. */
+interface InFlightFlush {
+  batch: Pending[];
+  startedAt: number;
+  /** undefined while the flush is pending; true once durable; the error if it failed. */
+  outcome: true | Error | undefined;
+  finishedAt: number;
+}
+
 interface DurableWaiter {
   seq: number;
   resolve: () => void;
@@ -89,6 +112,8 @@ export class Sequencer {
   private readonly bus: EventBroker | undefined;
   private readonly clock: () => number;
   private readonly flushDelayMs: number;
+  private readonly maxFlushesInFlight: number;
+  private readonly maxGroupCommands: number;
   private readonly snapshotEveryCommands: number;
   private readonly snapshotEveryMs: number;
   private readonly snapshotOnStop: boolean;
@@ -100,7 +125,10 @@ export class Sequencer {
   private lastTs: number;
   private pending: Pending[] = [];
   private flushScheduled = false;
-  private flushing = false;
+  /** Flushes handed to the journal and not yet acknowledged, oldest first. */
+  private inFlight: InFlightFlush[] = [];
+  private journalError: Error | undefined;
+  private fatalReported = false;
   private durableSeq: number;
   private durableWaiters: DurableWaiter[] = [];
 
@@ -123,6 +151,9 @@ export class Sequencer {
     this.bus = options.bus;
     this.clock = options.clock ?? Date.now;
     this.flushDelayMs = options.flushDelayMs ?? 0;
+    this.maxFlushesInFlight = Math.max(1, Math.floor(options.maxFlushesInFlight ?? 8));
+    const maxGroup = Math.floor(options.maxGroupCommands ?? 1024);
+    this.maxGroupCommands = maxGroup > 0 ? maxGroup : Infinity;
     this.snapshotEveryCommands = options.snapshotEveryCommands ?? 0;
     this.snapshotEveryMs = options.snapshotEveryMs ?? 0;
     this.snapshotOnStop = options.snapshotOnStop ?? options.snapshots !== undefined;
@@ -154,7 +185,11 @@ export class Sequencer {
     }
     const now = this.clock();
     const ts = now > this.lastTs ? now : this.lastTs;
-    const command = { ...input, ts } as Command;
+    // Same as `{ ...input, ts }` (every own property of the input, then the stamped ts), written so V8 stays
+    // on its fast paths: for an input without `ts` (what the gateway builds) the spread-then-add form cost
+    // ~0.65 µs per command (the added property took a slow path), this one ~0.1 µs.
+    const command = { ts: 0, ...input } as Command;
+    command.ts = ts;
     const seq = this.engine.seq + 1;
 
     const t0 = performance.now();
@@ -193,7 +228,8 @@ export class Sequencer {
       this.pending.push({ seq, ts, kind: command.kind, result, submittedAt: t0, resolve, reject });
     });
     this.maybeSnapshot(seq, ts);
-    this.scheduleFlush();
+    if (this.pending.length >= this.maxGroupCommands) this.runFlush();
+    else this.scheduleFlush();
     return promise;
   }
 
@@ -238,57 +274,87 @@ export class Sequencer {
   // ---- group commit ----
 
   private scheduleFlush(): void {
-    if (this.flushScheduled || this.flushing) return;
+    // With the maximum in flight, the next group is cut when the oldest one is acknowledged.
+    if (this.flushScheduled || this.inFlight.length >= this.maxFlushesInFlight) return;
     this.flushScheduled = true;
-    if (this.flushDelayMs > 0) setTimeout(() => void this.runFlush(), this.flushDelayMs);
-    else setImmediate(() => void this.runFlush());
+    const run = (): void => {
+      this.flushScheduled = false;
+      this.runFlush();
+    };
+    if (this.flushDelayMs > 0) setTimeout(run, this.flushDelayMs);
+    else setImmediate(run);
   }
 
-  private async runFlush(): Promise<void> {
-    this.flushScheduled = false;
-    if (this.pending.length === 0 || this.flushing) return;
-    this.flushing = true;
+  private runFlush(): void {
+    // (A flush cut early by size leaves the scheduled one in place: it takes the rest of the turn.)
+    if (this.pending.length === 0 || this.inFlight.length >= this.maxFlushesInFlight) return;
     // Cut the batch and call flush() with no await in between: the flush covers exactly this batch.
     const batch = this.pending;
     this.pending = [];
-    const t0 = performance.now();
+    const f: InFlightFlush = { batch, startedAt: performance.now(), outcome: undefined, finishedAt: 0 };
+    this.inFlight.push(f);
+    let flushed: Promise<void>;
     try {
-      await this.journal.flush();
+      flushed = this.journal.flush();
     } catch (err) {
-      this.flushing = false;
-      const e = err instanceof Error ? err : new Error(String(err));
-      for (const p of batch) p.reject(e);
-      this.halt(e, false);
-      return;
+      flushed = Promise.reject(err);
     }
-    const t1 = performance.now();
-    this.flushing = false;
-    const stats = this.stats;
-    stats.flushLatency.observe((t1 - t0) / 1000);
-    stats.flushes++;
-    stats.flushedCommands += batch.length;
-    this.durableSeq = batch[batch.length - 1].seq;
+    flushed.then(
+      () => {
+        f.outcome = true;
+        f.finishedAt = performance.now();
+        this.settleFlushes();
+      },
+      (err: unknown) => {
+        f.outcome = err instanceof Error ? err : new Error(String(err));
+        this.settleFlushes();
+      },
+    );
+  }
 
-    for (const p of batch) {
-      if (this.bus) {
-        try {
-          this.bus.publish({ seq: p.seq, ts: p.ts, kind: p.kind, events: p.result.events });
-        } catch (err) {
-          this.log.error({ err, seq: p.seq }, 'event bus publish failed');
-        }
+  /** Acknowledges (or rejects) the finished flushes at the head of the queue, in seq order. */
+  private settleFlushes(): void {
+    const stats = this.stats;
+    while (this.inFlight.length > 0 && this.inFlight[0].outcome !== undefined) {
+      const f = this.inFlight.shift()!;
+      const batch = f.batch;
+      // Fail-stop: after a failed flush nothing later is acknowledged, whatever its own flush said.
+      const outcome = this.journalError ?? f.outcome!;
+      if (outcome !== true) {
+        this.journalError = outcome;
+        for (const p of batch) p.reject(outcome);
+        this.halt(outcome, false);
+        continue;
       }
-      stats.ackLatency.observe((t1 - p.submittedAt) / 1000);
-      p.resolve(p.result);
+      const t1 = f.finishedAt;
+      stats.flushLatency.observe((t1 - f.startedAt) / 1000);
+      stats.flushes++;
+      stats.flushedCommands += batch.length;
+      this.durableSeq = batch[batch.length - 1].seq;
+      const bus = this.bus;
+      const ack = stats.ackLatency;
+      for (let i = 0; i < batch.length; i++) {
+        const p = batch[i];
+        if (bus) {
+          try {
+            bus.publish({ seq: p.seq, ts: p.ts, kind: p.kind, events: p.result.events });
+          } catch (err) {
+            this.log.error({ err, seq: p.seq }, 'event bus publish failed');
+          }
+        }
+        ack.observe((t1 - p.submittedAt) / 1000);
+        p.resolve(p.result);
+      }
     }
     this.releaseDurableWaiters();
     this.trySaveSnapshot();
     if (this.pending.length > 0) this.scheduleFlush();
-    else if (this.status === 'failed') this.fatal();
+    else if (this.status === 'failed' && this.inFlight.length === 0) this.fatal();
   }
 
   private whenDurable(seq: number): Promise<void> {
     if (seq <= this.durableSeq) return Promise.resolve();
-    if (this.status === 'failed' && this.pending.length === 0 && !this.flushing) {
+    if (this.status === 'failed' && this.pending.length === 0 && this.inFlight.length === 0) {
       return Promise.reject(this.failure);
     }
     return new Promise((resolve, reject) => {
@@ -313,8 +379,8 @@ export class Sequencer {
     this.status = 'failed';
     this.failure = err;
     this.log.fatal({ err, seq: this.engine.seq, durableSeq: this.durableSeq }, 'sequencer halted');
-    if (flushPending && (this.pending.length > 0 || this.flushing)) {
-      this.scheduleFlush(); // runFlush calls fatal() once the tail is durable
+    if (flushPending && (this.pending.length > 0 || this.inFlight.length > 0)) {
+      this.scheduleFlush(); // settleFlushes calls fatal() once the tail is durable
       return;
     }
     this.fatal();
@@ -327,7 +393,8 @@ export class Sequencer {
     for (const w of this.durableWaiters) w.reject(err);
     this.durableWaiters = [];
     const cb = this.onFatal;
-    if (cb) queueMicrotask(() => cb(err));
+    if (cb && !this.fatalReported) queueMicrotask(() => cb(err));
+    this.fatalReported = true;
   }
 
   // ---- snapshots ----

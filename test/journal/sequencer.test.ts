@@ -86,9 +86,9 @@ test('a refused command is journaled too and replays to the same refusal', async
   assert.equal(seq.stats.refusedByKind['funds.deposit'], 1);
 });
 
-test('nothing is acknowledged or published before the flush covering it completes', async () => {
+test('nothing is acknowledged or published before the flush covering it completes (one flush at a time)', async () => {
   const journal = new GatedJournal();
-  const { seq, seen } = make({ journal });
+  const { seq, seen } = make({ journal, maxFlushesInFlight: 1 });
   let acked = 0;
   const first = Array.from({ length: 3 }, (_, i) => seq.submit(deposit(i)).then(() => acked++));
   await tick();
@@ -109,6 +109,67 @@ test('nothing is acknowledged or published before the flush covering it complete
   journal.openGates();
   await Promise.all(second);
   assert.deepEqual(seen.map((b) => b.seq), [1, 2, 3, 4, 5, 6, 7]);
+});
+
+/** Each flush covers what was appended before it and waits for its own gate (opened in any order). */
+class PerFlushGateJournal extends MemoryJournal {
+  gates: Array<{ open: () => void; fail: (err: Error) => void }> = [];
+  override flush(): Promise<void> {
+    const covered = super.flush(); // moves the buffer to `entries` at once; durability is what the gate decides
+    return new Promise<void>((resolve, reject) => {
+      this.gates.push({ open: () => void covered.then(resolve, reject), fail: reject });
+    });
+  }
+}
+
+test('pipelined group commit: a new group is flushed while the previous one commits; acks and events stay in seq order', async () => {
+  const journal = new PerFlushGateJournal();
+  const { seq, seen } = make({ journal, maxFlushesInFlight: 2 });
+  const acked: number[] = [];
+  const all: Array<Promise<unknown>> = [];
+  const burst = (from: number, n: number) => {
+    for (let i = from; i < from + n; i++) all.push(seq.submit(deposit(i)).then(() => acked.push(i)));
+  };
+  burst(0, 3);
+  await tick();
+  burst(10, 4);
+  await tick();
+  burst(20, 2);
+  await tick();
+  assert.equal(journal.gates.length, 2, 'two flushes in flight, the third group waits');
+  journal.gates[1].open(); // the second group's flush finishes first
+  await tick();
+  assert.deepEqual(acked, [], 'nothing acknowledged before the older flush');
+  assert.equal(seen.length, 0);
+  journal.gates[0].open();
+  await tick();
+  assert.deepEqual(acked, [0, 1, 2, 10, 11, 12, 13]);
+  assert.deepEqual(seen.map((b) => b.seq), [1, 2, 3, 4, 5, 6, 7]);
+  await tick();
+  assert.equal(journal.gates.length, 3, 'the waiting group is flushed once a slot frees');
+  journal.gates[2].open();
+  await Promise.all(all);
+  assert.deepEqual(acked, [0, 1, 2, 10, 11, 12, 13, 20, 21]);
+  assert.equal(seq.stats.flushes, 3);
+});
+
+test('pipelined group commit: a failed flush rejects its group and every later one, even if their flushes succeeded', async () => {
+  const journal = new PerFlushGateJournal();
+  let fatal = 0;
+  const { seq, seen } = make({ journal, maxFlushesInFlight: 4, onFatal: () => void fatal++ });
+  const first = [seq.submit(deposit(1)), seq.submit(deposit(2))];
+  await tick();
+  const second = [seq.submit(deposit(3))];
+  await tick();
+  assert.equal(journal.gates.length, 2);
+  journal.gates[1].open();
+  journal.gates[0].fail(new Error('disk full'));
+  for (const p of [...first, ...second]) await assert.rejects(p, /disk full/);
+  await tick();
+  assert.equal(seen.length, 0, 'nothing published');
+  assert.equal(seq.state, 'failed');
+  await assert.rejects(seq.submit(deposit(4)), /disk full/);
+  assert.equal(fatal, 1, 'onFatal once');
 });
 
 test('ts is stamped from the clock and never goes backwards, also across a restart', async () => {
