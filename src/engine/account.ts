@@ -25,10 +25,12 @@ export interface Position {
   updatedAt: number;
   /** smallMoney(cost), kept with it by positions made with newPosition (PositionRecord). */
   readonly costDouble?: number;
+  /** Listed in the engine's changed positions of the command being applied (not state: false between commands). */
+  touched?: boolean;
 }
 
 /** The fields of a new position (cost and the rest as they start). */
-export type PositionInit = Omit<Position, 'costDouble'>;
+export type PositionInit = Omit<Position, 'costDouble' | 'touched'>;
 
 /** As AccountRecord's balance: the cost keeps its double beside it, written with it. */
 class PositionRecord implements Position {
@@ -43,6 +45,7 @@ class PositionRecord implements Position {
   fundingPaid: Money;
   readonly createdAt: number;
   updatedAt: number;
+  touched = false;
 
   constructor(p: PositionInit) {
     this.id = p.id;

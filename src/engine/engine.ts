@@ -126,7 +126,9 @@ export class Engine implements ExchangeEngine {
   /** Views of the orders flushed by the current command, while its reply is built. */
   private flushedOrders: OrderState[] = [];
   private readonly flushedViews: OrderView[] = [];
-  private readonly touchedPositions = new Map<Position, Account>();
+  /** Changed positions with their accounts (parallel arrays; a position's `touched` flag dedupes, as for orders). */
+  private readonly touchedPositions: Position[] = [];
+  private readonly touchedPositionOwners: Account[] = [];
   private readonly touchedBooks: Market[] = [];
   private readonly touchedMarkets: Market[] = [];
   private readonly touchedTpsl = new Set<TpSlState>();
@@ -299,9 +301,24 @@ export class Engine implements ExchangeEngine {
   }
 
   private touchPosition(acc: Account, pos: Position): void {
-    if (this.touchedPositions.has(pos)) return;
+    if (pos.touched === true) return;
     pos.updatedAt = this.nextTime(pos.updatedAt);
-    this.touchedPositions.set(pos, acc);
+    this.listTouchedPosition(acc, pos);
+  }
+
+  private listTouchedPosition(acc: Account, pos: Position): void {
+    pos.touched = true;
+    this.touchedPositions.push(pos);
+    this.touchedPositionOwners.push(acc);
+  }
+
+  /** Takes a position off the changed list (closed and replaced by a new one within the command). */
+  private unlistTouchedPosition(pos: Position): void {
+    const i = this.touchedPositions.indexOf(pos);
+    if (i < 0) return;
+    pos.touched = false;
+    this.touchedPositions.splice(i, 1);
+    this.touchedPositionOwners.splice(i, 1);
   }
 
   private touchBook(m: Market): void {
@@ -349,12 +366,18 @@ export class Engine implements ExchangeEngine {
     }
     for (const t of this.touchedTpsl) ev.push({ type: 'tpsl', tpsl: tpslView(t) });
     clearSet(this.touchedTpsl);
-    for (const [pos, acc] of this.touchedPositions) {
+    const positions = this.touchedPositions;
+    const owners = this.touchedPositionOwners;
+    for (let i = 0; i < positions.length; i++) {
+      const pos = positions[i];
+      const acc = owners[i];
+      pos.touched = false;
       ev.push({ type: 'position', position: this.positionView(acc, pos) });
       // A closed position is reported once (quantity 0), then forgotten; the next fill opens a new one.
       if (pos.qty === 0 && acc.positions.get(pos.instrument) === pos) acc.positions.delete(pos.instrument);
     }
-    clearSet(this.touchedPositions);
+    empty(positions);
+    empty(owners);
     for (const m of this.touchedBooks) {
       m.bookTouched = false;
       ev.push({ type: 'book', instrument: m.id, t: m.bookT });
@@ -1009,11 +1032,11 @@ export class Engine implements ExchangeEngine {
         id: sequenceUuid('00000001', ++this.s.counters.position), instrument: m.id, qty: 0, side: o.side, cost: 0n,
         realizedPnL: 0n, fee: 0n, fundingPaid: 0n, createdAt: this.ts, updatedAt: this.ts,
       });
-      if (pos !== undefined) this.touchedPositions.delete(pos);
+      if (pos !== undefined && pos.touched === true) this.unlistTouchedPosition(pos);
       acc.positions.set(m.id, fresh);
       openVolumeOf(acc, m.id);
       pos = fresh;
-      this.touchedPositions.set(pos, acc);
+      this.listTouchedPosition(acc, pos);
     } else {
       this.touchPosition(acc, pos);
     }
