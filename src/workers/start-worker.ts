@@ -8,10 +8,18 @@
  */
 import { Worker } from 'node:worker_threads';
 
+/**
+ * Young generation of a worker, MB. V8 flags are per process, so without this every worker could grow the
+ * main thread's large nursery (`--max-semi-space-size=256`, sized for the sequencer, which holds each result
+ * until it is durable: README). Workers keep little alive between messages, so a small nursery suits them.
+ */
+const WORKER_YOUNG_GENERATION_MB = 96;
+
 /** `callerUrl`: the caller's import.meta.url; `entry`: the sibling module's name without extension. */
 export function startSiblingWorker(callerUrl: string, entry: string, workerData?: unknown): Worker {
-  if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`./${entry}.js`, callerUrl), { workerData });
+  const resourceLimits = { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB };
+  if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`./${entry}.js`, callerUrl), { workerData, resourceLimits });
   const href = new URL(`./${entry}.ts`, callerUrl).href;
   const boot = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(href)}); });`;
-  return new Worker(boot, { eval: true, workerData });
+  return new Worker(boot, { eval: true, workerData, resourceLimits });
 }
