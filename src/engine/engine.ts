@@ -1583,8 +1583,14 @@ export class Engine implements ExchangeEngine {
     const acc = this.accountOf(t.userId);
     const m = this.s.markets.get(t.instrument)!;
     const pos = acc.positions.get(t.instrument);
+    // The spec's TpSl states go triggered (the order is being created) → done (it exists). Both happen in
+    // this command; `triggered` is published on its own so a client following the channel sees it, and
+    // the final state (at the flush) gets a later updatedAt than it.
     t.status = 'triggered';
-    this.touchTpSl(t);
+    t.updatedAt = this.nextTime(t.updatedAt);
+    this.events.push({ type: 'tpsl', tpsl: tpslView(t) });
+    if (this.touchedTpsl.has(t)) t.updatedAt = this.nextTime(t.updatedAt);
+    else this.touchTpSl(t);
     if (!pos || pos.qty === 0 || (pos.qty > 0) === (t.side === 'BUY')) {
       t.status = 'cancelled';
       t.cancelledReason = 'No position to close';

@@ -45,8 +45,11 @@ function trade(h: Harness, taker: number, maker: number, side: 'BUY' | 'SELL', q
   return r;
 }
 
+/** The final state of each TpSl the command changed (a fired one is published twice: triggered, then done). */
 function tpslEvents(r: CommandResult): TpSlView[] {
-  return evs(r, 'tpsl').map((e) => e.tpsl);
+  const last = new Map<string, TpSlView>();
+  for (const e of evs(r, 'tpsl')) last.set(e.tpsl.id, e.tpsl);
+  return [...last.values()];
 }
 
 function createTpSl(h: Harness, userId: number, t: TpSlInput, orderId: string | null = null, instrument = 'BTCUSDT'): CommandResult {
@@ -437,6 +440,10 @@ describe('TpSl', () => {
     assert.equal(sl.status, 'done');
     assert.ok(sl.triggerOrder);
     assert.equal(sl.triggeredQuantity, U('0.01'));
+    // Published as the spec's states: triggered, then done, with strictly increasing updatedAt.
+    const slSteps = evs(r, 'tpsl').map((e) => e.tpsl).filter((t) => t.id === slId);
+    assert.deepEqual(slSteps.map((t) => t.status), ['triggered', 'done']);
+    assert.ok(slSteps[1].updatedAt > slSteps[0].updatedAt);
     assert.equal(tp.status, 'cancelled');
     assert.equal(tp.cancelledReason, 'Position closed');
     const closing = evs(r, 'order').map((e) => e.order).find((o) => o.id === sl.triggerOrder)!;
