@@ -114,28 +114,31 @@ export function notional(quantity: Units, price: Units): Money {
 const UNIT = 100_000_000;
 
 /**
+ * ⌊a / b⌋ for integers when a and the quotient × b are below 2^53: the division is correctly rounded, so
+ * its floor may be one off next to an integer, and the exact remainder fixes that. Every double fast path
+ * below divides through it.
+ */
+export function floorDivUnits(a: number, b: number): number {
+  const q = Math.floor(a / b);
+  const r = a - q * b;
+  return r < 0 ? q - 1 : r >= b ? q + 1 : q;
+}
+
+/**
  * quantity × price / 1e8 rounded half-up, in doubles, when every intermediate is an exact integer below 2^53;
  * −1 when it cannot be done exactly (the caller falls back to bigint). Hand-written because notional is on
- * every order and fill, and bigint arithmetic there was ~8% of the engine's time.
+ * every order and fill, and bigint arithmetic there was ~8% of the engine's time. (Overwrites productScratch.)
  */
 export function notionalExact(quantity: Units, price: Units): number {
-  if (quantity < 0 || price < 0) return -1;
-  const priceHigh = Math.floor(price / UNIT);
-  const priceLow = price - priceHigh * UNIT;
-  const whole = quantity * priceHigh;
-  const part = quantity * priceLow;
-  if (whole > Number.MAX_SAFE_INTEGER || part > Number.MAX_SAFE_INTEGER) return -1;
-  let q = Math.floor(part / UNIT);
-  let r = part - q * UNIT;
-  // Division is correctly rounded, so the floor may be one off next to an integer: fix with the exact remainder.
-  if (r < 0) { q -= 1; r += UNIT; } else if (r >= UNIT) { q += 1; r -= UNIT; }
-  const out = whole + q + (2 * r >= UNIT ? 1 : 0);
+  if (!productParts(quantity, price)) return -1;
+  const out = productScratch.units + (2 * productScratch.frac >= UNIT ? 1 : 0);
   return out <= Number.MAX_SAFE_INTEGER ? out : -1;
 }
 
 /**
  * Where `productParts` leaves its result (module scratch, so the margin hot path allocates nothing):
- * quantity × price = units × 1e8 + frac at 1e-16, with 0 ≤ frac < 1e8.
+ * quantity × price = units × 1e8 + frac at 1e-16, with 0 ≤ frac < 1e8. Read it before the next call of
+ * productParts or notionalExact.
  */
 export const productScratch = { units: 0, frac: 0 };
 
@@ -146,29 +149,23 @@ export const productScratch = { units: 0, frac: 0 };
  */
 export function productParts(quantity: Units, price: Units): boolean {
   if (quantity < 0 || price < 0) return false;
-  const priceHigh = Math.floor(price / UNIT);
-  const priceLow = price - priceHigh * UNIT;
+  const priceHigh = floorDivUnits(price, UNIT);
   const whole = quantity * priceHigh;
-  const part = quantity * priceLow;
+  const part = quantity * (price - priceHigh * UNIT);
   if (whole > Number.MAX_SAFE_INTEGER || part > Number.MAX_SAFE_INTEGER) return false;
-  let q = Math.floor(part / UNIT);
-  let r = part - q * UNIT;
-  if (r < 0) { q -= 1; r += UNIT; } else if (r >= UNIT) { q += 1; r -= UNIT; }
+  const q = floorDivUnits(part, UNIT);
   const units = whole + q;
   if (units > Number.MAX_SAFE_INTEGER) return false;
   productScratch.units = units;
-  productScratch.frac = r;
+  productScratch.frac = part - q * UNIT;
   return true;
 }
 
 /** ⌈a / d⌉ for a safe integer a ≥ 0 and a positive integer d with a / d's quotient × d exact (d small); 0 for a ≤ 0. */
 export function ceilDivUnits(a: number, d: number): number {
   if (a <= 0) return 0;
-  let q = Math.floor(a / d);
-  let r = a - q * d;
-  // The quotient is correctly rounded, so its floor may be one off next to an integer: fix with the exact remainder.
-  if (r < 0) { q -= 1; r += d; } else if (r >= d) { q += 1; r -= d; }
-  return r > 0 ? q + 1 : q;
+  const q = floorDivUnits(a, d);
+  return a - q * d > 0 ? q + 1 : q;
 }
 
 /**
@@ -179,11 +176,10 @@ export function ceilDivUnits(a: number, d: number): number {
 export function rateCeilUnits(amount: number, rate: Units): number {
   if (amount <= 0 || rate <= 0) return 0;
   if (rate >= 67_108_864) return -1;
-  const high = Math.floor(amount / UNIT);
-  const low = amount - high * UNIT;
+  const high = floorDivUnits(amount, UNIT);
   const whole = high * rate;
   if (whole > Number.MAX_SAFE_INTEGER) return -1;
-  const out = whole + ceilDivUnits(low * rate, UNIT);
+  const out = whole + ceilDivUnits((amount - high * UNIT) * rate, UNIT);
   return out <= Number.MAX_SAFE_INTEGER ? out : -1;
 }
 
@@ -193,25 +189,17 @@ export function rateCeilUnits(amount: number, rate: Units): number {
  */
 export function rateFloorUnits(amount: number, rate: number): number {
   if (amount < 0 || amount > 2 ** 50 || rate < 0 || rate >= 67_108_864) return -1;
-  const high = Math.floor(amount / UNIT);
-  const low = amount - high * UNIT;
-  const part = low * rate;
-  let q = Math.floor(part / UNIT);
-  const r = part - q * UNIT;
-  if (r < 0) q -= 1;
-  else if (r >= UNIT) q += 1;
-  return high * rate + q;
+  const high = floorDivUnits(amount, UNIT);
+  return high * rate + floorDivUnits((amount - high * UNIT) * rate, UNIT);
 }
 
 /** Where scaledQuotient leaves a × 1e8 = q × b + r (0 ≤ r < b). */
 export const quotientScratch = { q: 0, r: 0 };
 
 function divMod(a: number, b: number): void {
-  let q = Math.floor(a / b);
-  let r = a - q * b;
-  if (r < 0) { q -= 1; r += b; } else if (r >= b) { q += 1; r -= b; }
+  const q = floorDivUnits(a, b);
   quotientScratch.q = q;
-  quotientScratch.r = r;
+  quotientScratch.r = a - q * b;
 }
 
 /**

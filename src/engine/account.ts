@@ -120,26 +120,18 @@ export class OpenVolume {
   /** Adds (sign 1) or removes (sign −1) quantity × price on one side. */
   change(isBid: boolean, quantity: Units, price: Units, sign: 1 | -1): void {
     if (this.big === null && productParts(quantity, price)) {
-      const units = productScratch.units;
-      const frac = productScratch.frac;
-      if (isBid) {
-        let u = this.buyUnits + sign * units;
-        let f = this.buyFrac + sign * frac;
-        if (f < 0) { f += UNIT; u -= 1; } else if (f >= UNIT) { f -= UNIT; u += 1; }
-        if (u <= SAFE_SUM) {
+      let u = (isBid ? this.buyUnits : this.sellUnits) + sign * productScratch.units;
+      let f = (isBid ? this.buyFrac : this.sellFrac) + sign * productScratch.frac;
+      if (f < 0) { f += UNIT; u -= 1; } else if (f >= UNIT) { f -= UNIT; u += 1; }
+      if (u <= SAFE_SUM) {
+        if (isBid) {
           this.buyUnits = u;
           this.buyFrac = f;
-          return;
-        }
-      } else {
-        let u = this.sellUnits + sign * units;
-        let f = this.sellFrac + sign * frac;
-        if (f < 0) { f += UNIT; u -= 1; } else if (f >= UNIT) { f -= UNIT; u += 1; }
-        if (u <= SAFE_SUM) {
+        } else {
           this.sellUnits = u;
           this.sellFrac = f;
-          return;
         }
+        return;
       }
     }
     const delta = BigInt(quantity) * BigInt(price);
@@ -285,9 +277,9 @@ export function smallMoney(v: Money): number {
   return n <= TERM_LIMIT && n >= -TERM_LIMIT ? n : NaN;
 }
 
-/** smallMoney(acc.balance), without touching the bigint. */
-export function balanceUnits(acc: Account): number {
-  return acc.balanceDouble;
+/** balance − pending withdrawals (what every margin figure starts from) in doubles; NaN when too large. */
+export function collateralUnits(acc: Account): number {
+  return acc.pendingWithdrawals === 0n ? acc.balanceDouble : acc.balanceDouble - smallMoney(acc.pendingWithdrawals);
 }
 
 /** smallMoney(pos.cost), without touching the bigint when the position keeps its double (newPosition). */

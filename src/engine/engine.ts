@@ -20,7 +20,7 @@ import { SIDES, TPSL_TYPES, type FillRole, type OrderGroup, type Side, type Time
 import type { InstrumentConfig } from '../domain/instrument.js';
 import { dayNumber, isOrderIdV2, ORDER_ID_EPOCH_MS, orderIdDay, orderIdDigits, systemOrderId } from '../domain/order-id.js';
 import {
-  balanceUnits, costUnits, instrumentLock, lockOf, lockUnits, newAccount, newPosition, openVolumeOf, smallMoney, SUM_LIMIT, unrealizedPnL, unrealizedUnits,
+  collateralUnits, costUnits, instrumentLock, lockOf, lockUnits, newAccount, newPosition, openVolumeOf, smallMoney, SUM_LIMIT, unrealizedPnL, unrealizedUnits,
   type Account, type Position,
 } from './account.js';
 import type { EngineSnapshot, ExchangeEngine } from './api.js';
@@ -81,6 +81,11 @@ function checkPrice(r: InstrumentRules, p: unknown, name: string): Draft | null 
     return fail(400, 'INVALID_PRICE', `Invalid price: ${name} must be a multiple of ${r.config.priceIncrement} from ${r.config.minPrice} to ${r.config.maxPrice}`);
   }
   return null;
+}
+
+/** Rejection reason of an order over its leverage tier's notional cap. */
+function capRefusal(leverage: number): string {
+  return `Position size exceeds the maximum for ${leverage}x leverage`;
 }
 
 /** quantity × price < min, without a bigint when the notional is a safe integer (number < bigint compares exactly). */
@@ -571,8 +576,7 @@ export class Engine implements ExchangeEngine {
    * exact in doubles (the caller then uses available()). See account.ts for the bounds that keep it exact.
    */
   private availableUnits(acc: Account, extraInstrument: string, extraIsBid: boolean, extraUnits: number, extraFrac: number, extraLeverage: number): number {
-    let total = balanceUnits(acc);
-    if (acc.pendingWithdrawals !== 0n) total -= smallMoney(acc.pendingWithdrawals);
+    let total = collateralUnits(acc);
     let sawExtra = false;
     for (const vol of acc.openVolume.values()) {
       const instrument = vol.instrument;
@@ -807,7 +811,7 @@ export class Engine implements ExchangeEngine {
         // The order's leverage becomes the instrument's: the open position must fit that tier too (as in position.leverage).
         const posCap = notionalCap(r, leverage);
         if (posCap !== null && pos && pos.qty !== 0 && pos.cost > posCap) {
-          return this.reject(o, `Position size exceeds the maximum for ${leverage}x leverage`);
+          return this.reject(o, capRefusal(leverage));
         }
         acc.leverage.set(m.id, leverage);
         if (pos && pos.qty !== 0) this.touchPosition(acc, pos);
@@ -830,7 +834,6 @@ export class Engine implements ExchangeEngine {
     const increases = !this.reduces(acc, m.id, o.side, requestedQty);
     const feeRate = r.takerFee > r.makerFee ? r.takerFee : r.makerFee;
     const cap = increases ? notionalCap(r, leverage) : null;
-    const capRefusal = `Position size exceeds the maximum for ${leverage}x leverage`;
     const sameSidePosition = pos !== undefined && pos.qty !== 0 && (pos.qty > 0) === o.isBid;
 
     // Volume of the order (quantity × price, or the cash amount) as whole units + remainder at 1e-16.
@@ -851,7 +854,7 @@ export class Engine implements ExchangeEngine {
           const orders = sameUnits + units;
           if (orders <= SUM_LIMIT) {
             // ⌊(same side + order) / 1e8⌋ at 1e-16 = the units plus the carry of the remainders.
-            return posValue + orders + (sameFrac + frac >= 100_000_000 ? 1 : 0) > capUnits ? capRefusal : null;
+            return posValue + orders + (sameFrac + frac >= 100_000_000 ? 1 : 0) > capUnits ? capRefusal(leverage) : null;
           }
         }
       }
@@ -864,7 +867,7 @@ export class Engine implements ExchangeEngine {
       const vol = acc.openVolume.get(m.id);
       const sameSideRaw = o.isBid ? vol?.buyRaw ?? 0n : vol?.sellRaw ?? 0n;
       const posValue = sameSidePosition ? pos.cost : 0n;
-      if (posValue + (sameSideRaw + volumeRaw) / SCALE_N > cap) return capRefusal;
+      if (posValue + (sameSideRaw + volumeRaw) / SCALE_N > cap) return capRefusal(leverage);
     }
     return null;
   }
@@ -912,12 +915,12 @@ export class Engine implements ExchangeEngine {
 
   /** FOK pre-check: the liquidity within `limit` (not counting self-match-prevented makers) covers the order. */
   private canFillCompletely(m: Market, o: OrderState, limit: Units | null, byCash: boolean): boolean {
-    const levels = m.book.side(!o.isBid).levels;
+    const side = m.book.side(!o.isBid);
     let qtyLeft = o.quantity;
     let cashLeft = BigInt(o.cashQuantity);
     const inc = m.rules.quantityIncrement;
-    for (let i = levels.length - 1; i >= 0; i--) {
-      const level = levels[i];
+    // Best level first, only as far as needed (`levels` would list the whole side).
+    for (let level = side.best(); level !== undefined; level = side.worse(level)) {
       if (limit !== null && (o.isBid ? level.price > limit : level.price < limit)) return false;
       for (let n = level.head as OrderState | null; n !== null; n = n.next as OrderState | null) {
         if (this.selfMatch(o, n)) continue;
@@ -988,7 +991,8 @@ export class Engine implements ExchangeEngine {
 
   /** One trade between a resting maker and the taker at `price`. Returns the notional. */
   private fill(m: Market, maker: OrderState, taker: OrderState, takerAcc: Account, q: Units, price: Units, byCash: boolean): Money {
-    const value = notional(q, price);
+    const valueUnits = notionalExact(q, price); // −1 when not a safe integer
+    const value = valueUnits >= 0 ? BigInt(valueUnits) : notional(q, price);
     const book = m.book.side(maker.isBid);
     const makerAcc = this.accountOf(maker.userId);
     this.reserve(makerAcc, maker, q, price, -1);
@@ -1000,8 +1004,8 @@ export class Engine implements ExchangeEngine {
     }
     if (!byCash) taker.remaining -= q;
     const executionId = String(++this.s.counters.execution);
-    this.settle(m, makerAcc, maker, 'MAKER', q, price, value, executionId);
-    this.settle(m, takerAcc, taker, 'TAKER', q, price, value, executionId);
+    this.settle(m, makerAcc, maker, 'MAKER', q, price, value, valueUnits, executionId);
+    this.settle(m, takerAcc, taker, 'TAKER', q, price, value, valueUnits, executionId);
     if (maker.remaining === 0) {
       maker.status = 'FILLED';
       this.unlist(makerAcc, maker);
@@ -1017,13 +1021,17 @@ export class Engine implements ExchangeEngine {
     return value;
   }
 
-  /** One side of a trade: position, realized PnL, fee, order totals, events. */
-  private settle(m: Market, acc: Account, o: OrderState, role: FillRole, q: Units, price: Units, value: Money, executionId: string): void {
+  /**
+   * One side of a trade: position, realized PnL, fee, order totals, events. `valueUnits`: the notional
+   * `value` as a double, or −1 when it is not a safe integer.
+   */
+  private settle(
+    m: Market, acc: Account, o: OrderState, role: FillRole, q: Units, price: Units, value: Money, valueUnits: number, executionId: string,
+  ): void {
     const r = m.rules;
     const liquidation = o.group === 'liquidation' || o.group === 'adl';
     const rate = o.group === 'liquidation' ? r.liquidationFee : o.group === 'adl' ? 0 : role === 'MAKER' ? r.makerFee : r.takerFee;
     // The fee in doubles when the notional is a safe integer (two per fill); bigints otherwise.
-    const valueUnits = notionalExact(q, price);
     const feeUnits = valueUnits >= 0 ? rateCeilUnits(valueUnits, rate) : -1;
     const fee = feeUnits === 0 ? 0n : feeUnits > 0 ? BigInt(feeUnits) : applyRateCeil(value, rate);
     let pos = acc.positions.get(m.id);
@@ -1161,10 +1169,11 @@ export class Engine implements ExchangeEngine {
     const side: Side = pos.qty > 0 ? 'SELL' : 'BUY';
     const mine = this.newSystemOrder(acc, m, 'adl', side, qty, price);
     const theirs = this.newSystemOrder(counterparty, m, 'adl', side === 'SELL' ? 'BUY' : 'SELL', qty, price);
-    const value = notional(qty, price);
+    const valueUnits = notionalExact(qty, price);
+    const value = valueUnits >= 0 ? BigInt(valueUnits) : notional(qty, price);
     const executionId = String(++this.s.counters.execution);
-    this.settle(m, acc, mine, 'NONE', qty, price, value, executionId);
-    this.settle(m, counterparty, theirs, 'NONE', qty, price, value, executionId);
+    this.settle(m, acc, mine, 'NONE', qty, price, value, valueUnits, executionId);
+    this.settle(m, counterparty, theirs, 'NONE', qty, price, value, valueUnits, executionId);
     for (const o of [mine, theirs]) {
       o.remaining = 0;
       o.status = 'FILLED';
@@ -1394,7 +1403,7 @@ export class Engine implements ExchangeEngine {
     if ((acc.leverage.get(instrument) ?? 1) !== leverage) {
       if (this.available(acc, instrument, 0n, 0n, leverage) < 0n) return fail(422, 'INSUFFICIENT_BALANCE', `Insufficient available balance for ${leverage}x leverage`);
       const cap = notionalCap(m.rules, leverage);
-      if (cap !== null && pos && pos.cost > cap) return fail(422, 'LEVERAGE_LIMIT', `Position size exceeds the maximum for ${leverage}x leverage`);
+      if (cap !== null && pos && pos.cost > cap) return fail(422, 'LEVERAGE_LIMIT', capRefusal(leverage));
       acc.leverage.set(instrument, leverage);
       if (pos && pos.qty !== 0) this.touchPosition(acc, pos);
     }
@@ -1454,8 +1463,6 @@ export class Engine implements ExchangeEngine {
       adlLevel: adlLevel(pos, upnlBig, leverage), createdAt: pos.createdAt, updatedAt: pos.updatedAt,
     };
   }
-
-
 
   // =====================================================================================================
   // Prices and triggers
@@ -1589,8 +1596,8 @@ export class Engine implements ExchangeEngine {
     t.status = 'triggered';
     t.updatedAt = this.nextTime(t.updatedAt);
     this.events.push({ type: 'tpsl', tpsl: tpslView(t) });
-    if (this.touchedTpsl.has(t)) t.updatedAt = this.nextTime(t.updatedAt);
-    else this.touchTpSl(t);
+    t.updatedAt = this.nextTime(t.updatedAt); // the final state, flushed at the end of the command
+    this.touchedTpsl.add(t);
     if (!pos || pos.qty === 0 || (pos.qty > 0) === (t.side === 'BUY')) {
       t.status = 'cancelled';
       t.cancelledReason = 'No position to close';

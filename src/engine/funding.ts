@@ -38,8 +38,8 @@ export function impactPrice(side: BookSide, lot: Units): bigint | undefined {
   if (lot <= 0) return undefined;
   let left = BigInt(lot);
   let value = 0n; // Σ q × price, 1e-16 units
-  for (let i = side.levels.length - 1; i >= 0 && left > 0n; i--) {
-    const level = side.levels[i];
+  // Best level first, only as deep as the lot reaches (`levels` would list the whole side).
+  for (let level = side.best(); level !== undefined && left > 0n; level = side.worse(level)) {
     const q = BigInt(level.total) < left ? BigInt(level.total) : left;
     value += q * BigInt(level.price);
     left -= q;

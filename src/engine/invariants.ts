@@ -13,7 +13,6 @@
  */
 import { smallMoney } from './account.js';
 import type { EngineState } from './state.js';
-import type { OrderState } from './order.js';
 import { signedCost } from './position-math.js';
 
 export function findInvariantViolation(s: EngineState): string | null {

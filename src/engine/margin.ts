@@ -9,8 +9,10 @@
  * (cost + E′) / size, rounded down (E′ = equity without this position's uPnL). Rounding favours the
  * liquidated account, so closing at the bankruptcy price never leaves it below zero.
  */
-import { ceilDivUnits, notional, notionalExact, quotientScratch, scaledQuotient, SCALE_N, type Money, type Units } from '../domain/fixed.js';
-import { balanceUnits, costUnits, smallMoney, unrealizedPnL, unrealizedUnits, type Account, type Position } from './account.js';
+import {
+  ceilDivUnits, floorDivUnits, notional, notionalExact, quotientScratch, scaledQuotient, SCALE_N, type Money, type Units,
+} from '../domain/fixed.js';
+import { collateralUnits, costUnits, unrealizedPnL, unrealizedUnits, type Account, type Position } from './account.js';
 import { maintenanceMargin, maintenanceMarginUnits } from './instrument-rules.js';
 import type { Market } from './market.js';
 
@@ -60,8 +62,7 @@ const TERM = 2 ** 50;
  * deficit — or does not fit answers Unsure, and the caller decides with accountRisk.
  */
 export function quickRisk(acc: Account, markets: Map<string, Market>): QuickRiskVerdict {
-  let equity = balanceUnits(acc);
-  if (acc.pendingWithdrawals !== 0n) equity -= smallMoney(acc.pendingWithdrawals);
+  let equity = collateralUnits(acc);
   let maintenance = 0;
   let hasPositions = false;
   for (const pos of acc.positions.values()) {
@@ -129,8 +130,7 @@ export function bankruptcyPriceUnits(acc: Account, pos: Position, markets: Map<s
   const abs = Math.abs(pos.qty);
   if (abs === 0) return null;
   const inc = markets.get(pos.instrument)!.rules.priceIncrement;
-  let e = balanceUnits(acc);
-  if (acc.pendingWithdrawals !== 0n) e -= smallMoney(acc.pendingWithdrawals);
+  let e = collateralUnits(acc);
   for (const p of acc.positions.values()) {
     if (p === pos || p.qty === 0) continue;
     e += unrealizedUnits(p, markets.get(p.instrument)!.valuationPrice);
@@ -162,10 +162,7 @@ export function bankruptcyPriceUnits(acc: Account, pos: Position, markets: Map<s
     }
     raw = quotientScratch.q; // floor
   }
-  let steps = Math.floor(raw / inc);
-  if (steps * inc > raw) steps -= 1;
-  else if ((steps + 1) * inc <= raw) steps += 1;
-  const p = steps * inc;
+  const p = floorDivUnits(raw, inc) * inc;
   return p > 0 ? p : inc;
 }
 
