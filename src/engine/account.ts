@@ -165,6 +165,8 @@ export interface Account {
   leverage: Map<string, number>;
   marginCall: boolean;
   updatedAt: number;
+  /** Queued for the liquidator's check of the command being applied (RiskQueue; not state: false between commands). */
+  riskQueued?: boolean;
 }
 
 /**
@@ -182,6 +184,7 @@ class AccountRecord implements Account {
   readonly leverage = new Map<string, number>();
   marginCall = false;
   updatedAt = 0;
+  riskQueued = false;
 
   constructor(readonly userId: number) {}
 

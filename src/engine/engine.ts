@@ -38,6 +38,7 @@ import type {
   AvailableBalanceView, BatchItemResult, CommandError, CommandResult, DepthView, EngineEvent, FundingChangeView,
   InstrumentStateView, MatcherView, OrderView, PositionView, Reply, TpSlView, TransferView,
 } from './records.js';
+import { RiskQueue } from './risk-queue.js';
 import { restoreState, serializeState } from './snapshot.js';
 import type { EngineState, TransferState } from './state.js';
 import { isLiveTpSl, tpslFires, tpslView, type TpSlState } from './tpsl.js';
@@ -138,7 +139,7 @@ export class Engine implements ExchangeEngine {
   private readonly touchedMarkets: Market[] = [];
   private readonly touchedTpsl = new Set<TpSlState>();
   /** Accounts whose margin may have changed in this command (fills, funding, price ticks): checked before the command ends. */
-  private readonly riskCandidates = new Set<Account>();
+  private readonly riskCandidates = new RiskQueue();
 
   constructor(state?: EngineState) {
     this.s = state ?? {

@@ -22,6 +22,7 @@ import { notional, SCALE_N, type Money, type Units } from '../domain/fixed.js';
 import { unrealizedPnL, type Account, type Position } from './account.js';
 import type { Market } from './market.js';
 import { accountRisk, adlScore, bankruptcyPrice, compareScore, isMarginCall, mustLiquidate, quickRisk, QuickRisk } from './margin.js';
+import type { RiskQueue } from './risk-queue.js';
 import type { EngineState } from './state.js';
 
 /** What the liquidator needs from the engine (bound to its private operations). */
@@ -66,19 +67,19 @@ export class Liquidator {
    * Checks (and empties) `candidates`; accounts touched by liquidation fills are re-added and checked too.
    * Then bad debt left from earlier commands is paid from the reserve fund, as far as it goes.
    */
-  sweep(candidates: Set<Account>): void {
+  sweep(candidates: RiskQueue): void {
     this.checkCandidates(candidates);
     if (this.deficitsPayable) {
       for (const acc of [...this.inDeficit].sort((a, b) => a.userId - b.userId)) this.coverDeficit(acc);
     }
   }
 
-  private checkCandidates(candidates: Set<Account>): void {
+  private checkCandidates(candidates: RiskQueue): void {
     const s = this.host.s;
     for (let round = 0; candidates.size > 0 && round < MAX_ROUNDS; round++) {
-      const list = [...candidates].sort((a, b) => a.userId - b.userId);
-      candidates.clear();
-      for (const acc of list) {
+      const list = candidates.take();
+      for (let i = 0; i < list.length; i++) {
+        const acc = list[i];
         const quick = quickRisk(acc, s.markets);
         if (quick !== QuickRisk.Unsure) {
           // The same outcomes as below for a solvent account, without bigints.

@@ -242,7 +242,14 @@ export class OrderIdIndex<T> {
       let slot = OrderIdIndex.hash(u, old[j + 1], old[j + 2], old[j + 3], old[j + 4]) & mask;
       while (t[slot * SLOT] !== 0) slot = (slot + 1) & mask;
       const i = slot * SLOT;
-      for (let k = 0; k < SLOT; k++) t[i + k] = old[j + k];
+      // Unrolled (SLOT = 7): the copy loop was most of a rebuild's time.
+      t[i] = u;
+      t[i + 1] = old[j + 1];
+      t[i + 2] = old[j + 2];
+      t[i + 3] = old[j + 3];
+      t[i + 4] = old[j + 4];
+      t[i + 5] = old[j + 5];
+      t[i + 6] = old[j + 6];
       count++;
     }
     this.table = t;

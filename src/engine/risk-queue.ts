@@ -1,0 +1,52 @@
+/**
+ * The accounts whose margin may have changed in the command being applied (fills, funding, price ticks),
+ * checked by the liquidator before the command ends, in ascending user id.
+ *
+ * An array deduplicated by a flag on the account, taken in turns through two swapped arrays: most commands
+ * queue the two sides of a fill, and a Set cost a spread, a comparator sort and a new hash table (Set.clear)
+ * per command (~4% of the engine's time in the (b) benchmark).
+ */
+import type { Account } from './account.js';
+
+export class RiskQueue {
+  private queued: Account[] = [];
+  private taken: Account[] = [];
+
+  get size(): number {
+    return this.queued.length;
+  }
+
+  add(acc: Account): void {
+    if (acc.riskQueued === true) return;
+    acc.riskQueued = true;
+    this.queued.push(acc);
+  }
+
+  /**
+   * The queued accounts in ascending user id; the queue starts empty again (accounts added while the list is
+   * processed are queued for the next turn). The list is valid until the next call.
+   */
+  take(): readonly Account[] {
+    const list = this.queued;
+    const next = this.taken;
+    while (next.length !== 0) next.pop(); // pop() is inlined; `length = 0` is a runtime call
+    this.queued = next;
+    this.taken = list;
+    for (let i = 0; i < list.length; i++) list[i].riskQueued = false;
+    if (list.length === 2) {
+      if (list[0].userId > list[1].userId) {
+        const a = list[0];
+        list[0] = list[1];
+        list[1] = a;
+      }
+    } else if (list.length > 2) {
+      list.sort((a, b) => a.userId - b.userId);
+    }
+    return list;
+  }
+
+  clear(): void {
+    const q = this.queued;
+    while (q.length !== 0) q.pop()!.riskQueued = false;
+  }
+}
