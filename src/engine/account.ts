@@ -158,6 +158,8 @@ export interface Account {
   /** smallMoney(balance), kept up to date by newAccount's accounts (see AccountRecord); NaN when too large. */
   readonly balanceDouble: number;
   pendingWithdrawals: Money;
+  /** smallMoney(pendingWithdrawals), kept with it as balanceDouble is. */
+  readonly pendingDouble: number;
   positions: Map<string, Position>;
   /** Live orders (resting, or untriggered stops) in listing order; EngineState.orderIds finds one by id. */
   orders: AccountOrders<OrderState>;
@@ -170,14 +172,16 @@ export interface Account {
 }
 
 /**
- * The balance keeps its double beside it, written with it: the margin check reads the double without
- * touching the bigint object (a likely cache miss per order: an account's data is scattered over the heap
- * and each balance change allocates a new bigint), and a write costs one conversion.
+ * The balance and the pending withdrawals keep their doubles beside them, written with them: the margin
+ * check reads the doubles without touching the bigint objects (a likely cache miss per order: an account's
+ * data is scattered over the heap and each balance change allocates a new bigint); a write costs one
+ * conversion.
  */
 class AccountRecord implements Account {
   private balanceBig: Money = 0n;
   balanceDouble = 0;
-  pendingWithdrawals: Money = 0n;
+  private pendingBig: Money = 0n;
+  pendingDouble = 0;
   readonly positions = new Map<string, Position>();
   readonly orders = new AccountOrders<OrderState>();
   readonly openVolume = new Map<string, OpenVolume>();
@@ -195,6 +199,15 @@ class AccountRecord implements Account {
   set balance(v: Money) {
     this.balanceBig = v;
     this.balanceDouble = smallMoney(v);
+  }
+
+  get pendingWithdrawals(): Money {
+    return this.pendingBig;
+  }
+
+  set pendingWithdrawals(v: Money) {
+    this.pendingBig = v;
+    this.pendingDouble = smallMoney(v);
   }
 }
 
@@ -282,7 +295,8 @@ export function smallMoney(v: Money): number {
 
 /** balance − pending withdrawals (what every margin figure starts from) in doubles; NaN when too large. */
 export function collateralUnits(acc: Account): number {
-  return acc.pendingWithdrawals === 0n ? acc.balanceDouble : acc.balanceDouble - smallMoney(acc.pendingWithdrawals);
+  // Doubles only: comparing the bigint with 0n would load it (a cache miss on every margin check).
+  return acc.pendingDouble === 0 ? acc.balanceDouble : acc.balanceDouble - acc.pendingDouble;
 }
 
 /** smallMoney(pos.cost), without touching the bigint when the position keeps its double (newPosition). */

@@ -1056,20 +1056,29 @@ export class Engine implements ExchangeEngine {
     else if (before === 0) m.holders.add(acc);
     m.longInterest += (after > 0 ? after : 0) - (before > 0 ? before : 0);
     m.shortInterest += (after < 0 ? -after : 0) - (before < 0 ? -before : 0);
-    acc.balance += effect.realized - fee;
+    // Bigint additions of zero skipped (an opening fill realizes nothing; a zero fee rate): each one is a
+    // builtin call and an allocation, on both sides of every fill.
+    const realized = effect.realized;
+    if (realized !== 0n) {
+      acc.balance += realized - fee;
+      pos.realizedPnL += realized;
+      o.realizedPnL += realized;
+    } else if (fee !== 0n) {
+      acc.balance -= fee;
+    }
     this.riskCandidates.add(acc);
-    if (liquidation) this.s.totals.reserveFund += fee;
-    else this.s.totals.fees += fee;
-    pos.realizedPnL += effect.realized;
-    pos.fee += fee;
+    if (fee !== 0n) {
+      if (liquidation) this.s.totals.reserveFund += fee;
+      else this.s.totals.fees += fee;
+      pos.fee += fee;
+      o.fee += fee;
+    }
     o.filledQuantity += q;
     o.filledValue += value;
-    o.fee += fee;
-    o.realizedPnL += effect.realized;
     this.touchOrder(o);
     this.events.push({
       type: 'fill',
-      fill: { executionId, userId: acc.userId, orderId: o.id, instrument: m.id, side: o.side, role, quantity: q, price, fee, realizedPnL: effect.realized, createdAt: this.ts },
+      fill: { executionId, userId: acc.userId, orderId: o.id, instrument: m.id, side: o.side, role, quantity: q, price, fee, realizedPnL: realized, createdAt: this.ts },
     });
     if (fee !== 0n) {
       this.events.push({
@@ -1077,8 +1086,8 @@ export class Engine implements ExchangeEngine {
         fee: { id: `${executionId}-${role === 'MAKER' ? 'm' : 't'}`, userId: acc.userId, orderId: o.id, executionId, coin: COIN, quantity: fee, type: o.group === 'liquidation' ? 'liquidation' : o.group === 'adl' ? 'adl' : 'order', createdAt: this.ts },
       });
     }
-    this.fundingChange(acc, effect.realized, 'realized-pnl');
-    this.fundingChange(acc, -fee, liquidation ? 'liquidation-fee' : 'fee');
+    this.fundingChange(acc, realized, 'realized-pnl');
+    if (fee !== 0n) this.fundingChange(acc, -fee, liquidation ? 'liquidation-fee' : 'fee');
     if (after !== 0) this.activateTpSlsOf(o);
     else this.endPositionTpSls(acc.userId, m.id, 'Position closed');
   }
@@ -1128,9 +1137,8 @@ export class Engine implements ExchangeEngine {
   }
 
   /** Takes a live order (resting or armed stop) out and releases its margin. */
-  private cancelLive(o: OrderState, status: 'CANCELLED' | 'EXPIRED', reason: string): void {
+  private cancelLive(o: OrderState, status: 'CANCELLED' | 'EXPIRED', reason: string, acc = this.accountOf(o.userId)): void {
     const m = this.s.markets.get(o.instrument)!;
-    const acc = this.accountOf(o.userId);
     if (o.level !== null) {
       m.book.side(o.isBid).remove(o);
       this.touchBook(m);
@@ -1354,7 +1362,7 @@ export class Engine implements ExchangeEngine {
       if (!found.ok && found.error.code === 'ORDER_NOT_OPEN') return { ok: true };
       return found;
     }
-    this.cancelLive(found.o, 'CANCELLED', 'Cancelled by user');
+    this.cancelLive(found.o, 'CANCELLED', 'Cancelled by user', found.acc);
     return { ok: true, order: found.o };
   }
 

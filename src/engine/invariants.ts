@@ -79,6 +79,7 @@ export function findInvariantViolation(s: EngineState): string | null {
   const sameDouble = (d: number | undefined, v: bigint) => d === undefined || Object.is(d, smallMoney(v));
   for (const acc of s.accounts.values()) {
     if (!sameDouble(acc.balanceDouble, acc.balance)) return `user ${acc.userId}: balance double ${acc.balanceDouble} ≠ ${acc.balance}`;
+    if (!sameDouble(acc.pendingDouble, acc.pendingWithdrawals)) return `user ${acc.userId}: pending withdrawals double ${acc.pendingDouble} ≠ ${acc.pendingWithdrawals}`;
     for (const pos of acc.positions.values()) {
       if (!sameDouble(pos.costDouble, pos.cost)) return `user ${acc.userId} ${pos.instrument}: cost double ${pos.costDouble} ≠ ${pos.cost}`;
     }

@@ -167,14 +167,16 @@ test('bankruptcyPriceUnits and adlLevelUnits equal their bigint twins whenever t
   assert.ok(sure > 600, `only ${sure} answers`);
 });
 
-test('accounts and positions keep the double of their balance and cost in step with every write', () => {
+test('accounts and positions keep the doubles of their balance, pending withdrawals and cost in step with every write', () => {
   fc.assert(fc.property(fc.array(fc.oneof(fc.bigInt({ min: -(10n ** 15n), max: 10n ** 15n }), fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n })), { minLength: 1, maxLength: 10 }), (values) => {
     const acc = newAccount(7);
     const pos = newPosition({ id: 'p', instrument: 'X', qty: 1, side: 'BUY', cost: 0n, realizedPnL: 0n, fee: 0n, fundingPaid: 0n, createdAt: 0, updatedAt: 0 });
     for (const v of values) {
       acc.balance += v;
+      acc.pendingWithdrawals = v < 0n ? -v : v;
       pos.cost = v < 0n ? -v : v;
       assert.ok(Object.is(acc.balanceDouble, smallMoney(acc.balance)));
+      assert.ok(Object.is(acc.pendingDouble, smallMoney(acc.pendingWithdrawals)));
       assert.ok(Object.is(costUnits(pos), smallMoney(pos.cost)));
     }
   }), { numRuns: 1_000 });

@@ -7,9 +7,9 @@ import { RiskQueue } from '../../src/engine/risk-queue.js';
 test('RiskQueue.take gives each queued account once, in ascending user id, and starts a new turn (model: Set)', () => {
   fc.assert(
     fc.property(
-      fc.array(fc.array(fc.integer({ min: 1, max: 12 }), { maxLength: 30 }), { minLength: 1, maxLength: 6 }),
+      fc.array(fc.array(fc.integer({ min: 1, max: 40 }), { maxLength: 60 }), { minLength: 1, maxLength: 6 }),
       (turns) => {
-        const accounts = Array.from({ length: 13 }, (_, i) => newAccount(i));
+        const accounts = Array.from({ length: 41 }, (_, i) => newAccount(i));
         const queue = new RiskQueue();
         for (const ids of turns) {
           const model = new Set<number>();
