@@ -30,7 +30,8 @@
 // of (c) awaiting durability at once, default 4), BENCH_SEED,
 // BENCH_RUNS (subset of "a,b,c,d,heap"), BENCH_DIR (where (c)'s journal goes; default the OS temp dir),
 // BENCH_PASS_BUDGET_SEC (stop repeating untimed passes after this long, default 15), BENCH_PEER_UNITS=1
-// (give the peer 1e-8 Units instead of integer ticks/lots).
+// (give the peer 1e-8 Units instead of integer ticks/lots), BENCH_TPSL_PER_USER (live TpSl per user in (b)'s
+// TpSl line, default 10; 0 skips it).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -39,7 +40,7 @@ import type { ExchangeEngine } from '../src/engine/api.js';
 import { heapBare, heapEngine, heapPeer, type HeapResult } from './engine/heap.js';
 import { createNoopEngine } from './engine/noop-engine.js';
 import {
-  BATCHES_IN_FLIGHT, bareHandlePass, barePass, enginePass, engineCommands, journalPass, peerArgs, peerPass, ResultTally,
+  BATCHES_IN_FLIGHT, bareHandlePass, barePass, enginePass, engineCommands, journalPass, peerArgs, peerPass, ResultTally, tpslLoadCommands,
   type EngineFactory, type JournalPassResult, type PassResult,
 } from './engine/runs.js';
 import { gcNow, int, median, percentilesUs, timerOverheadNs, us, type Percentiles } from './engine/stats.js';
@@ -65,6 +66,7 @@ const HEAP_ORDERS = envInt('BENCH_HEAP_ORDERS', 1_000_000);
 const HEAP_USERS = envInt('BENCH_HEAP_USERS', 10_000);
 const INFLIGHT = Math.max(1, envInt('BENCH_INFLIGHT', 4096));
 const SEED = envInt('BENCH_SEED', 20261122);
+const TPSL_PER_USER = envInt('BENCH_TPSL_PER_USER', 10);
 /** Untimed repetitions stop once they have taken this long together (the latency pass still runs). */
 const PASS_BUDGET_SEC = envInt('BENCH_PASS_BUDGET_SEC', 15);
 const USERS = 1000;
@@ -236,6 +238,19 @@ async function main(): Promise<void> {
     const tally = (r.timed as PassResult & { tally: ResultTally }).tally;
     rows.push({ name: '(b) engine (margin checks)', opsPerSec: r.opsPerSec, lat: engineLat, notes: fmtNotes({ ...r.timed.notes, events: tally.events }) });
     extra.push(`(b) passes: ${r.summary}; max latency ${us(engineLat.max)} µs`);
+    // A venue whose traders use TP/SL: the same stream with TPSL_PER_USER take-profits per user waiting on
+    // resting orders. Their count must not slow the engine down (it used to scan them all on every fill).
+    if (TPSL_PER_USER > 0) {
+      const load = tpslLoadCommands(USERS, TPSL_PER_USER);
+      enginePass(createEngine, USERS, warmCmds, false, load);
+      const withTpsl: PassResult[] = [];
+      for (let i = 0; i < Math.min(REPS, 2); i++) withTpsl.push(enginePass(createEngine, USERS, cmds, false, load));
+      const ops = throughput(withTpsl, w.n);
+      extra.push(
+        `(b) same stream with ${int(load.length)} live TpSl (${TPSL_PER_USER} per user, waiting on resting orders): median ${int(ops)} ops/s, `
+          + `${(ops / r.opsPerSec).toFixed(2)} × (b) (${passSummary(withTpsl, w.n)})`,
+      );
+    }
     for (const line of tally.detail()) extra.push(`(b) ${line}`);
     for (const s of tally.samples) extra.push(`(b) e.g. ${s}`);
     try {

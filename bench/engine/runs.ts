@@ -25,7 +25,8 @@ import { openSqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { openThreadedSqliteJournal } from '../../src/journal/threaded-sqlite-journal.js';
 import { Sequencer } from '../../src/sequencer/sequencer.js';
 import { gcNow, mainThreadCpuNs } from './stats.js';
-import { BASE_TS, BenchOrder, INSTRUMENTS, OP_CANCEL, OP_IOC, OP_LIMIT, OP_MARKET, type Workload } from './workload.js';
+import { orderIdPrefix } from '../../src/domain/order-id.js';
+import { BASE_TS, BenchOrder, INSTRUMENTS, OP_CANCEL, OP_IOC, OP_LIMIT, OP_MARKET, orderId, type Workload } from './workload.js';
 
 export const LEVERAGE = 10;
 /** 10 million USDT per user, in 1e-8 units. */
@@ -369,9 +370,41 @@ export class ResultTally {
   }
 }
 
-export function enginePass(create: EngineFactory, users: number, cmds: Command[], timed: boolean): PassResult & { tally?: ResultTally; engine?: ExchangeEngine } {
+/**
+ * Commands that leave `perUser` resting orders per user, each with a take-profit waiting on it (status
+ * waitOrder): buys 8% below the start price (inside the fat-finger band, far below where the stream trades,
+ * so they never fill), one lot each. Makes the live TpSl count of a venue whose traders use TP/SL.
+ */
+export function tpslLoadCommands(users: number, perUser: number): Command[] {
+  const cmds: Command[] = [];
+  const prefix = orderIdPrefix(BASE_TS);
+  let n = 0x7000_0000;
+  for (let u = 1; u <= users; u++) {
+    for (let k = 0; k < perUser; k++) {
+      const spec = INSTRUMENTS[k % INSTRUMENTS.length];
+      const deep = spec.startPrice - Math.floor((spec.startPrice * 8) / 100 / spec.tick) * spec.tick - k * spec.tick;
+      const lots = Math.ceil(200_000_000 / ((spec.lot * deep) / 1e8) / spec.lot) * spec.lot; // ≥ 2 USDT: above minVolume
+      cmds.push({
+        kind: 'order.place', ts: BASE_TS + users + 1, userId: u,
+        order: {
+          id: orderId(prefix, n++), instrument: spec.id, side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', leverage: LEVERAGE,
+          quantity: lots, limitPrice: deep, tpsl: [{ type: 'take-profit', side: 'SELL', quantity: 0, price: spec.startPrice * 2 }],
+        },
+      });
+    }
+  }
+  return cmds;
+}
+
+export function enginePass(
+  create: EngineFactory, users: number, cmds: Command[], timed: boolean, extraSetup: readonly Command[] = [],
+): PassResult & { tally?: ResultTally; engine?: ExchangeEngine } {
   const engine = create();
   applySetup(engine, users);
+  for (const cmd of extraSetup) {
+    const r = engine.apply(cmd);
+    if (!r.reply.ok || r.reply.order?.status === 'REJECTED') throw new Error(`extra setup ${cmd.kind} refused: ${JSON.stringify(r.reply, (_k, v) => (typeof v === 'bigint' ? String(v) : v))}`);
+  }
   const n = cmds.length;
   gcNow();
   if (!timed) {

@@ -42,6 +42,7 @@ import { RiskQueue } from './risk-queue.js';
 import { restoreState, serializeState } from './snapshot.js';
 import type { EngineState, TransferState } from './state.js';
 import { isLiveTpSl, tpslFires, tpslView, type TpSlState } from './tpsl.js';
+import { TpSlIndex } from './tpsl-index.js';
 
 const DAY_MS = 86_400_000;
 const COIN = 'usdt';
@@ -138,6 +139,8 @@ export class Engine implements ExchangeEngine {
   private readonly touchedBooks: Market[] = [];
   private readonly touchedMarkets: Market[] = [];
   private readonly touchedTpsl = new Set<TpSlState>();
+  /** The live TpSl by user, instrument and the order they wait on (derived from s.tpsls). */
+  private readonly tpslIndex = new TpSlIndex();
   /** Accounts whose margin may have changed in this command (fills, funding, price ticks): checked before the command ends. */
   private readonly riskCandidates = new RiskQueue();
 
@@ -161,6 +164,10 @@ export class Engine implements ExchangeEngine {
     this.dayOrders.sort((a, b) => a.expiresAt - b.expiresAt || a.placedSeq - b.placedSeq);
     for (const acc of this.s.accounts.values()) {
       for (const pos of acc.positions.values()) if (pos.qty !== 0) this.s.markets.get(pos.instrument)!.holders.add(acc);
+    }
+    for (const t of this.s.tpsls.values()) {
+      const order = t.status === 'waitOrder' && t.orderKey !== null ? this.s.orderIds.lookup(t.userId, t.orderKey) ?? null : null;
+      this.tpslIndex.add(t, order);
     }
     this.liquidator = new Liquidator({
       s: this.s,
@@ -1191,11 +1198,11 @@ export class Engine implements ExchangeEngine {
 
   /** Cancels every live TpSl of the user (waiting or active). */
   private cancelUserTpSls(userId: number, reason: string): void {
-    for (const t of [...this.s.tpsls.values()]) {
-      if (t.userId !== userId || !isLiveTpSl(t)) continue;
+    for (const t of [...this.tpslIndex.ofUser(userId)]) {
+      if (!isLiveTpSl(t)) continue;
       t.status = 'cancelled';
       t.cancelledReason = reason;
-      this.s.tpsls.delete(t.id);
+      this.dropTpSl(t);
       this.touchTpSl(t);
     }
   }
@@ -1530,7 +1537,7 @@ export class Engine implements ExchangeEngine {
     if (mark === null) return;
     const due = m.stops.filter((o) => (o.triggerUp ? mark >= o.stopPrice! : mark <= o.stopPrice!));
     for (const o of due) if (o.isLive && o.triggeredAt === null) this.triggerStop(this.accountOf(o.userId), m, o);
-    const fired = [...this.s.tpsls.values()].filter((t) => t.instrument === m.id && t.status === 'active' && tpslFires(t, mark));
+    const fired = [...this.tpslIndex.onInstrument(m.id)].filter((t) => t.status === 'active' && tpslFires(t, mark));
     for (const t of fired) if (t.status === 'active') this.fireTpSl(t);
   }
 
@@ -1538,57 +1545,64 @@ export class Engine implements ExchangeEngine {
   // TP/SL
   // =====================================================================================================
 
-  private newTpSl(userId: number, instrument: string, input: TpSlInput, orderId: string | null, orderKey: string | null, status: TpSlState['status']): TpSlState {
+  /** A new live TpSl; `waitsOn`: the order it waits on (status waitOrder), else null. */
+  private newTpSl(
+    userId: number, instrument: string, input: TpSlInput, orderId: string | null, waitsOn: OrderState | null, status: TpSlState['status'],
+  ): TpSlState {
     const t: TpSlState = {
       id: sequenceUuid('00000002', ++this.s.counters.tpsl), userId, instrument, type: input.type, side: input.side,
-      quantity: input.quantity, price: input.price, status, orderKey, orderId, triggerOrder: null, triggeredQuantity: 0,
-      cancelledReason: '', createdAt: this.ts, updatedAt: this.ts,
+      quantity: input.quantity, price: input.price, status, orderKey: waitsOn === null ? null : waitsOn.key, orderId, triggerOrder: null,
+      triggeredQuantity: 0, cancelledReason: '', createdAt: this.ts, updatedAt: this.ts,
     };
     this.s.tpsls.set(t.id, t);
+    this.tpslIndex.add(t, status === 'waitOrder' ? waitsOn : null);
     this.touchedTpsl.add(t);
     return t;
   }
 
+  /** The TpSl is no longer live (done or cancelled). */
+  private dropTpSl(t: TpSlState): void {
+    this.s.tpsls.delete(t.id);
+    this.tpslIndex.delete(t);
+  }
+
   private attachTpSl(acc: Account, o: OrderState, input: TpSlInput): void {
-    this.newTpSl(acc.userId, o.instrument, input, o.id, o.key, 'waitOrder');
+    this.newTpSl(acc.userId, o.instrument, input, o.id, o, 'waitOrder');
   }
 
   /** The order filled (some): its waiting TpSl become active. */
   private activateTpSlsOf(o: OrderState): void {
-    if (this.s.tpsls.size === 0) return;
-    const key = o.key;
-    for (const t of this.s.tpsls.values()) {
-      if (t.status === 'waitOrder' && t.orderKey === key && t.userId === o.userId) {
-        t.status = 'active';
-        this.touchTpSl(t);
-      }
+    const waiting = this.tpslIndex.takeWaiting(o);
+    if (waiting === undefined) return;
+    for (const t of waiting) {
+      t.status = 'active';
+      this.touchTpSl(t);
     }
   }
 
   /** The order ended: TpSl still waiting on it are cancelled (it never opened a position). */
   private endTpSlsOf(o: OrderState): void {
-    if (this.s.tpsls.size === 0) return;
-    const key = o.key;
-    for (const t of this.s.tpsls.values()) {
-      if (t.status === 'waitOrder' && t.orderKey === key && t.userId === o.userId) {
-        if (o.filledQuantity > 0) t.status = 'active';
-        else {
-          t.status = 'cancelled';
-          t.cancelledReason = `Order ${o.status.toLowerCase()} without a fill`;
-          this.s.tpsls.delete(t.id);
-        }
-        this.touchTpSl(t);
+    const waiting = this.tpslIndex.takeWaiting(o);
+    if (waiting === undefined) return;
+    for (const t of waiting) {
+      if (o.filledQuantity > 0) t.status = 'active';
+      else {
+        t.status = 'cancelled';
+        t.cancelledReason = `Order ${o.status.toLowerCase()} without a fill`;
+        this.dropTpSl(t);
       }
+      this.touchTpSl(t);
     }
   }
 
   private endPositionTpSls(userId: number, instrument: string, reason: string): void {
-    if (this.s.tpsls.size === 0) return;
-    for (const t of this.s.tpsls.values()) {
-      if (t.status === 'active' && t.userId === userId && t.instrument === instrument) {
+    const live = this.tpslIndex.ofUser(userId);
+    if (live.size === 0) return;
+    for (const t of [...live]) {
+      if (t.status === 'active' && t.instrument === instrument) {
         t.status = 'cancelled';
         t.cancelledReason = reason;
-        this.s.tpsls.delete(t.id);
+        this.dropTpSl(t);
         this.touchTpSl(t);
       }
     }
@@ -1610,7 +1624,7 @@ export class Engine implements ExchangeEngine {
     if (!pos || pos.qty === 0 || (pos.qty > 0) === (t.side === 'BUY')) {
       t.status = 'cancelled';
       t.cancelledReason = 'No position to close';
-      this.s.tpsls.delete(t.id);
+      this.dropTpSl(t);
       return;
     }
     const size = Math.abs(pos.qty);
@@ -1623,7 +1637,7 @@ export class Engine implements ExchangeEngine {
     t.triggerOrder = o.id;
     t.triggeredQuantity = o.filledQuantity;
     t.status = 'done';
-    this.s.tpsls.delete(t.id);
+    this.dropTpSl(t);
   }
 
   private createTpSl(userId: number, instrument: string, type: TpSlState['type'], side: Side, quantity: number, price: number, orderId: string | null): Draft {
@@ -1639,7 +1653,7 @@ export class Engine implements ExchangeEngine {
       if ('ok' in found) return found;
       if (found.o.instrument !== instrument) return fail(400, 'INVALID_INSTRUMENT', `Order ${orderId} is not on ${instrument}`);
       if (found.o.side === side) return fail(400, 'INVALID_TPSL', 'A TpSl must be on the side opposite to its order');
-      const t = this.newTpSl(userId, instrument, input, found.o.id, found.o.key, found.o.filledQuantity > 0 ? 'active' : 'waitOrder');
+      const t = this.newTpSl(userId, instrument, input, found.o.id, found.o, found.o.filledQuantity > 0 ? 'active' : 'waitOrder');
       return { ok: true, tpsl: tpslView(t) };
     }
     const pos = acc?.positions.get(instrument);
@@ -1677,7 +1691,7 @@ export class Engine implements ExchangeEngine {
     if ('ok' in t) return t;
     t.status = 'cancelled';
     t.cancelledReason = 'Cancelled by user';
-    this.s.tpsls.delete(t.id);
+    this.dropTpSl(t);
     this.touchTpSl(t);
     return { ok: true, tpsl: tpslView(t) };
   }
@@ -1722,7 +1736,7 @@ export class Engine implements ExchangeEngine {
 
   tpsls(userId: number): TpSlView[] {
     const out: TpSlView[] = [];
-    for (const t of this.s.tpsls.values()) if (t.userId === userId) out.push(tpslView(t));
+    for (const t of this.tpslIndex.ofUser(userId)) out.push(tpslView(t));
     return out;
   }
 
@@ -1783,7 +1797,7 @@ export class Engine implements ExchangeEngine {
   }
 
   checkInvariants(): void {
-    const problem = findInvariantViolation(this.s);
+    const problem = findInvariantViolation(this.s) ?? this.tpslIndex.problemWith(this.s.tpsls);
     if (problem) throw new Error(`engine invariant violated: ${problem}`);
   }
 

@@ -6,8 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { TpSlInput } from '../../src/engine/commands.js';
-import type { CommandResult, EngineEvent, PositionView, TpSlView } from '../../src/engine/records.js';
+import type { Command, TpSlInput } from '../../src/engine/commands.js';
+import { restoreEngine } from '../../src/engine/engine.js';
+import type { CommandResult, EngineEvent, OrderView, PositionView, TpSlView } from '../../src/engine/records.js';
 import { serializeState } from '../../src/engine/snapshot.js';
 import { Harness, M, U } from './harness.js';
 
@@ -610,6 +611,36 @@ describe('TpSl', () => {
     assert.deepEqual(tpslEvents(r).map((t) => [t.status, t.cancelledReason]), [['cancelled', 'No position to close'], ['cancelled', 'No position to close']]);
     assert.equal(evs(r, 'order').length, 0);
     assert.deepEqual([...h.engine.tpsls(1), ...h.engine.tpsls(4)], []);
+  });
+
+  it('among many users\' TpSl, a fill activates and a cancel ends only those waiting on that order, also after a snapshot restore', () => {
+    const h = setup(6);
+    mark(h, '100000');
+    // users 1..5 each rest two bids with a stop-loss each; user 2 also has one on a position-less order of ETH
+    const bids = new Map<number, OrderView[]>();
+    for (let u = 1; u <= 5; u++) bids.set(u, [1, 2].map((k) => h.order(u, { side: 'BUY', qty: '0.01', price: String(99000 - k * 100), tpsl: [SL_SELL_95K] })));
+    assert.equal(h.order(2, { side: 'BUY', qty: '0.1', price: '3400', instrument: 'ETHUSDT', tpsl: [{ type: 'stop-loss', side: 'SELL', quantity: 0, price: U('3000') }] }).status, 'NEW');
+    const restored = restoreEngine(JSON.parse(JSON.stringify(h.engine.snapshot())));
+    restored.checkInvariants(); // the TpSl index rebuilt from the restored state agrees with it
+    const sell: Command = { kind: 'order.place', ts: h.ts + 1, userId: 6, order: {
+      id: h.newId(), instrument: 'BTCUSDT', side: 'SELL', type: 'LIMIT', timeInForce: 'IOC', leverage: 10, quantity: U('0.01'), limitPrice: U('98900'),
+    } };
+    for (const engine of [h.engine, restored]) {
+      const waiting = (u: number) => engine.tpsls(u).filter((t) => t.status === 'waitOrder').map((t) => t.orderId);
+      assert.equal(engine.tpsls(2).length, 3);
+      // user 6 sells into the best bid only: the TpSl on that order becomes active, nobody else's changes
+      const fill = engine.apply(structuredClone(sell));
+      const best = [...bids.values()].flat().filter((o) => o.limitPrice === U('98900'))[0]; // time priority: user 1's
+      assert.deepEqual(tpslEvents(fill).map((t) => [t.orderId, t.status]), [[best.id, 'active']]);
+      assert.deepEqual(waiting(best.userId), [bids.get(best.userId)![1].id]);
+      assert.deepEqual(waiting(3), bids.get(3)!.map((o) => o.id));
+      // cancelling user 4's second bid cancels its TpSl and no other
+      const cancel = engine.apply({ kind: 'order.cancel', ts: h.ts + 2, userId: 4, orderId: bids.get(4)![1].id });
+      assert.deepEqual(tpslEvents(cancel).map((t) => [t.orderId, t.status]), [[bids.get(4)![1].id, 'cancelled']]);
+      assert.deepEqual(waiting(4), [bids.get(4)![0].id]);
+      engine.checkInvariants();
+    }
+    assert.equal(restored.stateHash(), h.engine.stateHash());
   });
 
   it('tpsl.create with an orderId waits on a live order; a TpSl on the order\'s own side is refused', () => {

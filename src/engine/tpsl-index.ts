@@ -1,0 +1,103 @@
+/**
+ * The live TpSl (EngineState.tpsls) grouped the ways the engine looks them up: by user, by instrument, and
+ * by the order a TpSl waits on (status waitOrder). Derived, not state: the engine rebuilds it from the state
+ * on restore.
+ *
+ * Without it every fill, every order that ended and every price tick scanned all TpSl of the venue: with
+ * 10,000 live TpSl the engine ran about 100 times slower (bench:engine's TpSl row).
+ *
+ * Each group lists its TpSl in creation order, the order of EngineState.tpsls (a Set keeps insertion order
+ * and deletes in O(1)), so walking a group gives the TpSl in the same order as filtering the whole map did:
+ * events come out in the same order, and a restored engine behaves like the one that was never stopped.
+ */
+import type { OrderState } from './order.js';
+import type { TpSlState } from './tpsl.js';
+
+const NONE: ReadonlySet<TpSlState> = new Set();
+
+export class TpSlIndex {
+  private readonly byUser = new Map<number, Set<TpSlState>>();
+  private readonly byInstrument = new Map<string, Set<TpSlState>>();
+  private readonly waiting = new Map<OrderState, TpSlState[]>();
+  private readonly waitingOn = new Map<TpSlState, OrderState>();
+
+  /** Adds a live TpSl; `order`: the live order it waits on (status waitOrder), else null. */
+  add(t: TpSlState, order: OrderState | null): void {
+    groupOf(this.byUser, t.userId).add(t);
+    groupOf(this.byInstrument, t.instrument).add(t);
+    if (order !== null) {
+      const list = this.waiting.get(order);
+      if (list === undefined) this.waiting.set(order, [t]);
+      else list.push(t);
+      this.waitingOn.set(t, order);
+    }
+  }
+
+  /** The TpSl left the live set (EngineState.tpsls). */
+  delete(t: TpSlState): void {
+    ungroup(this.byUser, t.userId, t);
+    ungroup(this.byInstrument, t.instrument, t);
+    const order = this.waitingOn.get(t);
+    if (order === undefined) return;
+    this.waitingOn.delete(t);
+    const list = this.waiting.get(order)!;
+    list.splice(list.indexOf(t), 1);
+    if (list.length === 0) this.waiting.delete(order);
+  }
+
+  /**
+   * The TpSl waiting on `o`, in creation order, which stop waiting: the caller gives each its new status
+   * (active, or cancelled and deleted). Undefined when none waits on it (the common case: one Map lookup).
+   */
+  takeWaiting(o: OrderState): TpSlState[] | undefined {
+    if (this.waiting.size === 0) return undefined;
+    const list = this.waiting.get(o);
+    if (list === undefined) return undefined;
+    this.waiting.delete(o);
+    for (const t of list) this.waitingOn.delete(t);
+    return list;
+  }
+
+  /** The user's live TpSl, in creation order. */
+  ofUser(userId: number): ReadonlySet<TpSlState> {
+    return this.byUser.get(userId) ?? NONE;
+  }
+
+  /** The live TpSl on an instrument, in creation order. */
+  onInstrument(instrument: string): ReadonlySet<TpSlState> {
+    return this.byInstrument.get(instrument) ?? NONE;
+  }
+
+  /** What differs from the live TpSl `live` (invariant check), or null. */
+  problemWith(live: ReadonlyMap<string, TpSlState>): string | null {
+    let inUsers = 0;
+    for (const group of this.byUser.values()) {
+      for (const t of group) {
+        if (live.get(t.id) !== t) return `TpSl ${t.id} is indexed but not live`;
+        inUsers++;
+      }
+    }
+    let inInstruments = 0;
+    for (const group of this.byInstrument.values()) inInstruments += group.size;
+    if (inUsers !== live.size || inInstruments !== live.size) return `TpSl index holds ${inUsers}/${inInstruments} of ${live.size} live TpSl`;
+    for (const t of live.values()) {
+      const order = this.waitingOn.get(t);
+      if ((t.status === 'waitOrder') !== (order !== undefined)) return `TpSl ${t.id} (${t.status}) is ${order ? '' : 'not '}indexed as waiting`;
+      if (order !== undefined && (order.userId !== t.userId || order.key !== t.orderKey || !order.isLive)) return `TpSl ${t.id} waits on the wrong order`;
+    }
+    return null;
+  }
+}
+
+function groupOf<K>(groups: Map<K, Set<TpSlState>>, key: K): Set<TpSlState> {
+  let group = groups.get(key);
+  if (group === undefined) groups.set(key, (group = new Set()));
+  return group;
+}
+
+function ungroup<K>(groups: Map<K, Set<TpSlState>>, key: K, t: TpSlState): void {
+  const group = groups.get(key);
+  if (group === undefined) return;
+  group.delete(t);
+  if (group.size === 0) groups.delete(key);
+}
