@@ -1150,8 +1150,7 @@ export class Engine implements ExchangeEngine {
       m.book.side(o.isBid).remove(o);
       this.touchBook(m);
     } else {
-      const i = m.stops.indexOf(o);
-      if (i >= 0) m.stops.splice(i, 1);
+      m.stops.delete(o);
     }
     this.reserve(acc, o, o.remaining, o.price, -1);
     this.unlist(acc, o);
@@ -1218,7 +1217,7 @@ export class Engine implements ExchangeEngine {
     o.triggerUp = ref === null ? o.isBid : stop > ref;
     this.reserve(acc, o, o.remaining, o.price, 1);
     this.list(acc, o);
-    m.stops.push(o);
+    m.stops.add(o);
     // A DAY stop expires at the next UTC midnight whether or not it has triggered by then.
     if (o.timeInForce === 'DAY' && o.expiresAt === 0) {
       o.expiresAt = ORDER_ID_EPOCH_MS + (dayNumber(o.createdAt) + 1) * DAY_MS;
@@ -1229,8 +1228,7 @@ export class Engine implements ExchangeEngine {
   }
 
   private triggerStop(acc: Account, m: Market, o: OrderState): void {
-    const i = m.stops.indexOf(o);
-    if (i >= 0) m.stops.splice(i, 1);
+    m.stops.delete(o);
     this.reserve(acc, o, o.remaining, o.price, -1);
     this.unlist(acc, o); // listed again if it rests
     o.triggeredAt = this.ts;
@@ -1535,7 +1533,7 @@ export class Engine implements ExchangeEngine {
   private runTriggers(m: Market): void {
     const mark = m.markPrice;
     if (mark === null) return;
-    const due = m.stops.filter((o) => (o.triggerUp ? mark >= o.stopPrice! : mark <= o.stopPrice!));
+    const due = [...m.stops].filter((o) => (o.triggerUp ? mark >= o.stopPrice! : mark <= o.stopPrice!));
     for (const o of due) if (o.isLive && o.triggeredAt === null) this.triggerStop(this.accountOf(o.userId), m, o);
     const fired = [...this.tpslIndex.onInstrument(m.id)].filter((t) => t.status === 'active' && tpslFires(t, mark));
     for (const t of fired) if (t.status === 'active') this.fireTpSl(t);

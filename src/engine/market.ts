@@ -18,8 +18,8 @@ export class Market {
   shortInterest: Units = 0;
   /** Accounts holding a position here (derived from the accounts, not snapshotted): who a tick or funding concerns. */
   readonly holders = new Set<Account>();
-  /** STOP_LIMIT orders waiting for their trigger, in arrival order. */
-  stops: OrderState[] = [];
+  /** STOP_LIMIT orders waiting for their trigger, in arrival order (a Set: a cancel takes one out in O(1)). */
+  readonly stops = new Set<OrderState>();
   /** Funding: Σ premium-index samples (1e-8 fractions) and their count since the last settlement. */
   premiumSum = 0n;
   premiumSamples = 0;

@@ -115,7 +115,7 @@ export function serializeState(s: EngineState): StateJson {
       config: m.rules.config, trading: m.trading, indexPrice: m.indexPrice, markPrice: m.markPrice, lastPrice: m.lastPrice,
       longInterest: m.longInterest, shortInterest: m.shortInterest, bookT: m.bookT, updatedAt: m.updatedAt,
       funding: { premiumSum: m.premiumSum.toString(), samples: m.premiumSamples, rate: m.fundingRate.toString(), rateAt: m.fundingRateAt },
-      bids: sideJson(m.book.bids), asks: sideJson(m.book.asks), stops: m.stops.map(orderJson),
+      bids: sideJson(m.book.bids), asks: sideJson(m.book.asks), stops: [...m.stops].map(orderJson),
     });
   }
   const usedIds = s.orderIds.usedByUser();
@@ -198,7 +198,7 @@ export function restoreState(raw: unknown, seq: number): EngineState {
     }
     for (const oj of mj.stops) {
       const o = orderFromJson(oj);
-      m.stops.push(o);
+      m.stops.add(o);
       live.push(o);
     }
     markets.set(m.id, m);
