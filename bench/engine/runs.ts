@@ -17,6 +17,7 @@ import pino from 'pino';
 import { OrderBook as PeerBook, Side as PeerSide, type LimitOrderOptions, type MarketOrderOptions } from 'nodejs-order-book';
 import type { Units } from '../../src/domain/fixed.js';
 import { DEMO_INSTRUMENTS } from '../../src/domain/instrument.js';
+import { orderIdPrefix } from '../../src/domain/order-id.js';
 import type { ExchangeEngine } from '../../src/engine/api.js';
 import type { Command } from '../../src/engine/commands.js';
 import type { CommandResult } from '../../src/engine/records.js';
@@ -25,7 +26,6 @@ import { openSqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { openThreadedSqliteJournal } from '../../src/journal/threaded-sqlite-journal.js';
 import { Sequencer } from '../../src/sequencer/sequencer.js';
 import { gcNow, mainThreadCpuNs } from './stats.js';
-import { orderIdPrefix } from '../../src/domain/order-id.js';
 import { BASE_TS, BenchOrder, INSTRUMENTS, OP_CANCEL, OP_IOC, OP_LIMIT, OP_MARKET, orderId, type Workload } from './workload.js';
 
 export const LEVERAGE = 10;
@@ -373,7 +373,8 @@ export class ResultTally {
 /**
  * Commands that leave `perUser` resting orders per user, each with a take-profit waiting on it (status
  * waitOrder): buys 8% below the start price (inside the fat-finger band, far below where the stream trades,
- * so they never fill), one lot each. Makes the live TpSl count of a venue whose traders use TP/SL.
+ * so they never fill), of the fewest lots worth 2 USDT or more (above minVolume). Makes the live TpSl count of
+ * a venue whose traders use TP/SL.
  */
 export function tpslLoadCommands(users: number, perUser: number): Command[] {
   const cmds: Command[] = [];
@@ -383,7 +384,7 @@ export function tpslLoadCommands(users: number, perUser: number): Command[] {
     for (let k = 0; k < perUser; k++) {
       const spec = INSTRUMENTS[k % INSTRUMENTS.length];
       const deep = spec.startPrice - Math.floor((spec.startPrice * 8) / 100 / spec.tick) * spec.tick - k * spec.tick;
-      const lots = Math.ceil(200_000_000 / ((spec.lot * deep) / 1e8) / spec.lot) * spec.lot; // ≥ 2 USDT: above minVolume
+      const lots = Math.ceil(200_000_000 / ((spec.lot * deep) / 1e8)) * spec.lot;
       cmds.push({
         kind: 'order.place', ts: BASE_TS + users + 1, userId: u,
         order: {
