@@ -21,7 +21,8 @@
 //   and merged into one group) — with at most BENCH_BATCHES_IN_FLIGHT turns not yet acknowledged.
 // - Heap: global.gc() before/after (the script re-spawns itself with --expose-gc if needed).
 // - Also printed: latency by command kind; (a) with an integer handle instead of the string id (how much of
-//   (a) is the id lookup); (c)'s ceiling with a no-op engine (Sequencer + journal alone); for every pass the
+//   (a) is the id lookup); (a)'s ceiling, the stream's string-id Map operations alone, and its ratio to (d);
+//   (c)'s ceiling with a no-op engine (Sequencer + journal alone); for every pass the
 //   ops per main-thread CPU second, which stays meaningful when other processes share the two cores.
 //
 // Environment: BENCH_OPS (stream length, default 1,000,000), BENCH_WARMUP (default 200,000),
@@ -40,7 +41,8 @@ import type { ExchangeEngine } from '../src/engine/api.js';
 import { heapBare, heapEngine, heapPeer, type HeapResult } from './engine/heap.js';
 import { createNoopEngine } from './engine/noop-engine.js';
 import {
-  BATCHES_IN_FLIGHT, bareHandlePass, barePass, enginePass, engineCommands, journalPass, peerArgs, peerPass, ResultTally, tpslLoadCommands,
+  BATCHES_IN_FLIGHT, bareHandlePass, barePass, enginePass, engineCommands, idMapCeilingPass, journalPass, peerArgs, peerPass, ResultTally,
+  tpslLoadCommands,
   type EngineFactory, type JournalPassResult, type PassResult,
 } from './engine/runs.js';
 import { gcNow, int, median, percentilesUs, timerOverheadNs, us, type Percentiles } from './engine/stats.js';
@@ -191,6 +193,7 @@ async function main(): Promise<void> {
   const rows: RunRow[] = [];
   const extra: string[] = [];
   let bareOps: number | undefined;
+  let idCeilingOps: number | undefined;
   let peerOps: number | undefined;
   let engineOps: number | undefined;
   let engineLat: Percentiles | undefined;
@@ -214,6 +217,14 @@ async function main(): Promise<void> {
     extra.push(
       `(a) same book, orders found by an integer handle instead of the string id (Map<number, node>): `
         + `median ${int(throughput(handle, w.n))} ops/s (${passSummary(handle, w.n)}); compare with (a) for the cost of the string id → order lookup`,
+    );
+    idMapCeilingPass(warm);
+    const ceiling: PassResult[] = [];
+    for (let i = 0; i < REPS; i++) ceiling.push(idMapCeilingPass(w));
+    idCeilingOps = throughput(ceiling, w.n);
+    extra.push(
+      `(a) ceiling — the stream's id lookups alone (Map<string, number>: set when an order rests, get + delete on a cancel, delete when a maker fills; ${int(Number(ceiling[0].notes['map operations']))} operations, no book): `
+        + `median ${int(idCeilingOps)} stream ops/s (${passSummary(ceiling, w.n)})`,
     );
   }
 
@@ -314,6 +325,9 @@ async function main(): Promise<void> {
     kindRows.push(...latencyByKind('(d) peer', w, r.timed.lat!));
     rows.push({ name: `(d) nodejs-order-book ${pkgVersion} (peer)`, opsPerSec: r.opsPerSec, lat: percentilesUs(r.timed.lat!), notes: fmtNotes(r.timed.notes) });
     extra.push(`(d) passes: ${r.summary}`);
+    if (idCeilingOps !== undefined) {
+      extra.push(`(a) ceiling / (d): ${(idCeilingOps / peerOps).toFixed(1)}× — the most (a)/(d) can reach while orders are found by their string id in a Map`);
+    }
   }
 
   // heap per resting order
