@@ -11,8 +11,13 @@
  * a 26-digit canonical key; see orderIdDigits), so a lookup allocates nothing.
  *
  * Slot layout (SLOT ints): userId (0 = empty slot), four key words (7, 7, 6 and 6 hex digits), day, live
- * reference (0 = used, n = live order number n − 1). Entries are only removed by `prune`, which rebuilds the
- * table, so probing needs no tombstones.
+ * reference (0 = used, n = live order number n − 1). Entries are only removed by `prune`, which moves the
+ * kept ones to a fresh table, so probing needs no tombstones.
+ *
+ * Growing and pruning move the entries to a new table INCREMENTALLY (as Redis rehashes its dicts): the old
+ * table stays readable while each insert moves a few of its slots over, and an id found in the old table
+ * moves at once. Moving a day's million ids in one go stalled the engine for tens of milliseconds at every
+ * doubling and at each midnight's prune; spread out, no command waits for more than a few slots.
  */
 const SLOT = 7;
 /** Numbers per used id in usedByUser's lists: four key words and the day. */
@@ -21,6 +26,10 @@ export const KEY_HEX_DIGITS = 26;
 const MIN_SLOTS = 1024;
 /** Grow past this share of occupied slots (linear probing stays short below it). */
 const MAX_LOAD = 0.7;
+/** Old-table slots an insert moves while a move is under way (at least; more when the new table is small). */
+const MOVE_STEPS = 32;
+/** userId of an old-table slot whose entry has moved to the new table (not empty: probe chains run through it). */
+const MOVED = -1;
 
 /** Hex digit value of 0-9, a-f or A-F (callers pass validated ids). */
 function hexValue(c: number): number {
@@ -33,16 +42,26 @@ function word(text: string, from: number, to: number): number {
   return w;
 }
 
-function slotsFor(entries: number): number {
+/** Slots for `entries` with room for `headroom` times as many before the table grows. */
+function slotsFor(entries: number, headroom = 1.5): number {
   let slots = MIN_SLOTS;
-  while (slots * MAX_LOAD < entries * 1.5) slots *= 2;
+  while (slots * MAX_LOAD < entries * headroom) slots *= 2;
   return slots;
 }
 
 export class OrderIdIndex<T> {
   private table: Int32Array;
   private mask: number;
+  /** Entries in `table` plus those still to move from `old` (pruned ones leave the count when the move reaches them). */
   private count = 0;
+  /** The table being moved into `table` (null when no move is under way), its mask, the next slot to move. */
+  private old: Int32Array | null = null;
+  private oldMask = 0;
+  private moveCursor = 0;
+  /** Old slots moved per insert during this move. */
+  private moveSteps = MOVE_STEPS;
+  /** Used entries dated before this day are dropped by this move (a prune); −Infinity when growing. */
+  private moveMinDay = -Infinity;
   /** Live orders by reference − 1; freed numbers are reused. */
   private live: Array<T | undefined> = [];
   private freeRefs: number[] = [];
@@ -62,8 +81,9 @@ export class OrderIdIndex<T> {
     this.mask = slots - 1;
   }
 
-  /** Ids in the table, live and used. */
+  /** Ids in the table, live and used (exact: finishes a move under way, which may still hold pruned ids). */
   get size(): number {
+    this.finishMove();
     return this.count;
   }
 
@@ -113,12 +133,15 @@ export class OrderIdIndex<T> {
     t[i + 6] = 0;
   }
 
-  /** Forgets used ids dated before `minDay` (live ones stay, however old). */
+  /**
+   * Forgets used ids dated before `minDay` (live ones stay, however old). They are dropped as the move to a
+   * new table reaches them; until then lookups already treat them as absent.
+   */
   prune(minDay: number): void {
-    const t = this.table;
-    let kept = 0;
-    for (let i = 0; i < t.length; i += SLOT) if (t[i] !== 0 && (t[i + 6] !== 0 || t[i + 5] >= minDay)) kept++;
-    this.rebuild(slotsFor(kept), minDay);
+    // Sized for every entry, pruned ones included (counting the kept ones would read the whole table now), with
+    // 10% room: enough to finish the move in a few dozen slots per insert, and at midnight (yesterday's and
+    // today's ids kept, the day before's dropped) a day's steady size stays as it was.
+    this.startMove(slotsFor(this.count, 1.1), minDay);
   }
 
   /**
@@ -127,6 +150,7 @@ export class OrderIdIndex<T> {
    * rather than key strings: a snapshot of a million used ids spent seconds building and sorting strings.
    */
   usedByUser(): Map<number, number[]> {
+    this.finishMove();
     const t = this.table;
     const slotsOf = new Map<number, number[]>();
     for (let i = 0; i < t.length; i += SLOT) {
@@ -177,9 +201,12 @@ export class OrderIdIndex<T> {
     t[i + 4] = this.w3;
     t[i + 5] = day;
     t[i + 6] = 0;
-    if (++this.count <= (this.mask + 1) * MAX_LOAD) return i;
-    this.rebuild((this.mask + 1) * 2, -Infinity);
-    return this.probeWords(userId);
+    if (++this.count <= (this.mask + 1) * MAX_LOAD) {
+      if (this.old !== null) this.moveSome(this.moveSteps); // moves old entries only: slot i stays put
+      return i;
+    }
+    this.startMove((this.mask + 1) * 2, -Infinity);
+    return this.probeWords(userId); // found in the old table and moved over
   }
 
   /** Slot offset of the entry (≥ 0), or −(free slot offset) − 1 where it would go. Leaves the key words in w0..w3. */
@@ -206,11 +233,31 @@ export class OrderIdIndex<T> {
     return this.probeWords(userId);
   }
 
-  /** Slot offset of the id in w0..w3 (≥ 0), or −(free slot offset) − 1 where it would go. */
+  /**
+   * Slot offset of the id in w0..w3 (≥ 0), or −(free slot offset) − 1 where it would go. Always an offset in
+   * `table`: an id still in the old table moves over now.
+   */
   private probeWords(userId: number): number {
-    const { w0, w1, w2, w3 } = this;
+    const found = this.probeIn(this.table, this.mask, userId);
+    const old = this.old;
+    if (found >= 0 || old === null) return found;
+    const j = this.probeIn(old, this.oldMask, userId);
+    if (j < 0 || (old[j + 6] === 0 && old[j + 5] < this.moveMinDay)) return found; // absent, or pruned
+    const i = -found - 1;
     const t = this.table;
-    const mask = this.mask;
+    t[i] = userId;
+    t[i + 1] = old[j + 1];
+    t[i + 2] = old[j + 2];
+    t[i + 3] = old[j + 3];
+    t[i + 4] = old[j + 4];
+    t[i + 5] = old[j + 5];
+    t[i + 6] = old[j + 6];
+    old[j] = MOVED;
+    return i;
+  }
+
+  private probeIn(t: Int32Array, mask: number, userId: number): number {
+    const { w0, w1, w2, w3 } = this;
     let slot = OrderIdIndex.hash(userId, w0, w1, w2, w3) & mask;
     for (;;) {
       const i = slot * SLOT;
@@ -230,19 +277,48 @@ export class OrderIdIndex<T> {
     return (h ^ (h >>> 16)) >>> 0;
   }
 
-  /** Re-inserts the live entries and the used ones dated on or after `minDay` into a table of `slots` slots. */
-  private rebuild(slots: number, minDay: number): void {
-    const old = this.table;
-    const t = new Int32Array(slots * SLOT);
-    const mask = slots - 1;
-    let count = 0;
-    for (let j = 0; j < old.length; j += SLOT) {
+  /**
+   * Starts moving every entry (but used ones dated before `minDay`) into a new table of `slots` slots; a
+   * move still under way finishes first. Offsets handed out so far no longer hold.
+   */
+  private startMove(slots: number, minDay: number): void {
+    this.finishMove();
+    this.old = this.table;
+    this.oldMask = this.mask;
+    this.moveCursor = 0;
+    this.moveMinDay = minDay;
+    this.table = new Int32Array(slots * SLOT);
+    this.mask = slots - 1;
+    // Enough old slots per insert to finish before the new table fills to its own growth point.
+    const headroom = Math.max(1, Math.floor(slots * MAX_LOAD) - this.count);
+    this.moveSteps = Math.max(MOVE_STEPS, 2 * Math.ceil((this.oldMask + 1) / headroom));
+    this.lastUser = 0; // offsets refer to the new table from now on
+  }
+
+  private finishMove(): void {
+    if (this.old !== null) this.moveSome(Infinity);
+  }
+
+  /** Moves the next `steps` old slots' entries (dropping pruned ones); ends the move after the last slot. */
+  private moveSome(steps: number): void {
+    const old = this.old!;
+    const t = this.table;
+    const mask = this.mask;
+    const minDay = this.moveMinDay;
+    const slots = this.oldMask + 1;
+    const end = Math.min(slots, this.moveCursor + steps);
+    for (let c = this.moveCursor; c < end; c++) {
+      const j = c * SLOT;
       const u = old[j];
-      if (u === 0 || (old[j + 6] === 0 && old[j + 5] < minDay)) continue;
+      if (u <= 0) continue; // empty, or moved already
+      if (old[j + 6] === 0 && old[j + 5] < minDay) {
+        this.count--;
+        continue;
+      }
       let slot = OrderIdIndex.hash(u, old[j + 1], old[j + 2], old[j + 3], old[j + 4]) & mask;
       while (t[slot * SLOT] !== 0) slot = (slot + 1) & mask;
       const i = slot * SLOT;
-      // Unrolled (SLOT = 7): the copy loop was most of a rebuild's time.
+      // Unrolled (SLOT = 7): the copy loop was most of a move's time.
       t[i] = u;
       t[i + 1] = old[j + 1];
       t[i + 2] = old[j + 2];
@@ -250,11 +326,8 @@ export class OrderIdIndex<T> {
       t[i + 4] = old[j + 4];
       t[i + 5] = old[j + 5];
       t[i + 6] = old[j + 6];
-      count++;
     }
-    this.table = t;
-    this.mask = mask;
-    this.count = count;
-    this.lastUser = 0; // slots moved
+    this.moveCursor = end;
+    if (end === slots) this.old = null;
   }
 }

@@ -76,6 +76,51 @@ describe('OrderIdIndex', () => {
     );
   });
 
+  it('answers exactly while entries move to a new table: lookups, inserts and prunes in the middle of a move', () => {
+    const step = fc.oneof(
+      { weight: 20, arbitrary: op.map((o) => ({ kind: 'id' as const, ...o })) },
+      { weight: 1, arbitrary: fc.integer({ min: 100, max: 105 }).map((minDay) => ({ kind: 'prune' as const, minDay })) },
+    );
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 2500 }), fc.array(fc.nat(), { minLength: 1, maxLength: 50 }), (steps, probes) => {
+        const index = new OrderIdIndex<string>(4);
+        const model = new Map<string, { day: number; live: string | null }>();
+        const keys: Array<[number, string]> = [];
+        // Checks some ids now, without finishing a move (size would): lookups must see both tables.
+        const sample = (n: number) => {
+          for (let k = 0; k < 3 && keys.length > 0; k++) {
+            const [user, key] = keys[(probes[(n + k) % probes.length] + n) % keys.length];
+            const v = model.get(`${user}/${key}`);
+            assert.equal(index.lookup(user, key), v === undefined ? undefined : v.live, `${user}/${key} after step ${n}`);
+          }
+        };
+        for (const [n, s] of steps.entries()) {
+          if (s.kind === 'prune') {
+            index.prune(s.minDay);
+            for (const [k, v] of model) if (v.live === null && v.day < s.minDay) model.delete(k);
+          } else {
+            const text = s.asId ? v2(s.key, s.day) : s.key;
+            const k = `${s.user}/${s.key}`;
+            const day = model.get(k)?.day ?? s.day;
+            if (s.live) index.setLive(s.user, text, s.day, `order${n}`);
+            else index.retire(s.user, text, s.day);
+            if (!model.has(k)) keys.push([s.user, s.key]);
+            model.set(k, { day, live: s.live ? `order${n}` : null });
+          }
+          sample(n);
+        }
+        for (const [k, v] of model) {
+          const [user, key] = k.split('/');
+          assert.equal(index.lookup(Number(user), key), v.live, k);
+        }
+        for (const [user, key] of keys) if (!model.has(`${user}/${key}`)) assert.equal(index.has(user, key), false, `${user}/${key} pruned`);
+        assert.equal(index.size, model.size);
+        assert.equal(index.liveCount, [...model.values()].filter((v) => v.live !== null).length);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it('grows through many resizes without losing an entry; live ids outlive pruning', () => {
     const index = new OrderIdIndex<number>();
     const key = (i: number) => i.toString(16).padStart(26, '0');
