@@ -42,6 +42,17 @@ function word(text: string, from: number, to: number): number {
   return w;
 }
 
+/** Copies the slot at offset j of `from` to offset i of `to`; unrolled (SLOT = 7): a copy loop was most of a move's time. */
+function copySlot(from: Int32Array, j: number, to: Int32Array, i: number): void {
+  to[i] = from[j];
+  to[i + 1] = from[j + 1];
+  to[i + 2] = from[j + 2];
+  to[i + 3] = from[j + 3];
+  to[i + 4] = from[j + 4];
+  to[i + 5] = from[j + 5];
+  to[i + 6] = from[j + 6];
+}
+
 /** Slots for `entries` with room for `headroom` times as many before the table grows. */
 function slotsFor(entries: number, headroom = 1.5): number {
   let slots = MIN_SLOTS;
@@ -244,14 +255,7 @@ export class OrderIdIndex<T> {
     const j = this.probeIn(old, this.oldMask, userId);
     if (j < 0 || (old[j + 6] === 0 && old[j + 5] < this.moveMinDay)) return found; // absent, or pruned
     const i = -found - 1;
-    const t = this.table;
-    t[i] = userId;
-    t[i + 1] = old[j + 1];
-    t[i + 2] = old[j + 2];
-    t[i + 3] = old[j + 3];
-    t[i + 4] = old[j + 4];
-    t[i + 5] = old[j + 5];
-    t[i + 6] = old[j + 6];
+    copySlot(old, j, this.table, i);
     old[j] = MOVED;
     return i;
   }
@@ -317,15 +321,7 @@ export class OrderIdIndex<T> {
       }
       let slot = OrderIdIndex.hash(u, old[j + 1], old[j + 2], old[j + 3], old[j + 4]) & mask;
       while (t[slot * SLOT] !== 0) slot = (slot + 1) & mask;
-      const i = slot * SLOT;
-      // Unrolled (SLOT = 7): the copy loop was most of a move's time.
-      t[i] = u;
-      t[i + 1] = old[j + 1];
-      t[i + 2] = old[j + 2];
-      t[i + 3] = old[j + 3];
-      t[i + 4] = old[j + 4];
-      t[i + 5] = old[j + 5];
-      t[i + 6] = old[j + 6];
+      copySlot(old, j, t, slot * SLOT);
     }
     this.moveCursor = end;
     if (end === slots) this.old = null;
