@@ -223,7 +223,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < REPS; i++) ceiling.push(idMapCeilingPass(w));
     idCeilingOps = throughput(ceiling, w.n);
     extra.push(
-      `(a) ceiling — the stream's id lookups alone (Map<string, number>: set when an order rests, get + delete on a cancel, delete when a maker fills; ${int(Number(ceiling[0].notes['map operations']))} operations, no book): `
+      `(a) ceiling — the stream's id lookups alone (Map<string, number>: set when an order rests, get + delete on a cancel, delete when a maker fills; ${int(w.idOps.length)} operations, no book): `
         + `median ${int(idCeilingOps)} stream ops/s (${passSummary(ceiling, w.n)})`,
     );
   }

@@ -26,7 +26,9 @@ import { openSqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { openThreadedSqliteJournal } from '../../src/journal/threaded-sqlite-journal.js';
 import { Sequencer } from '../../src/sequencer/sequencer.js';
 import { gcNow, mainThreadCpuNs } from './stats.js';
-import { BASE_TS, BenchOrder, INSTRUMENTS, OP_CANCEL, OP_IOC, OP_LIMIT, OP_MARKET, orderId, type Workload } from './workload.js';
+import {
+  BASE_TS, BenchOrder, ID_CANCEL, ID_SET, INSTRUMENTS, OP_CANCEL, OP_IOC, OP_LIMIT, OP_MARKET, orderId, type Workload,
+} from './workload.js';
 
 export const LEVERAGE = 10;
 /** 10 million USDT per user, in 1e-8 units. */
@@ -157,48 +159,6 @@ export function bareHandlePass(w: Workload): PassResult {
   return { elapsedNs: Number(process.hrtime.bigint() - t0), ...cpu(), notes: { 'resting at end': byRef.size } };
 }
 
-/** Id-map operations of the ceiling run: a resting order's id is added, a cancelled one found and deleted, a filled maker's deleted. */
-const ID_SET = 0;
-const ID_CANCEL = 1;
-const ID_FILLED = 2;
-
-/**
- * The id → order work that (a) does for this stream, as a script: each entry is (op index of the order) × 4
- * + ID_SET / ID_CANCEL / ID_FILLED, in stream order. Recorded untimed by replaying the stream through the
- * same book as (a).
- */
-function idMapScript(w: Workload): Int32Array {
-  const books = INSTRUMENTS.map((spec) => new OrderBook(spec.tick));
-  const byId = new Map<string, BenchOrder>();
-  const script: number[] = [];
-  const onFill = (maker: BookOrder, q: Units): void => {
-    if (q === maker.remaining) script.push((maker as BenchOrder).ref * 4 + ID_FILLED);
-  };
-  for (let i = 0; i < w.n; i++) {
-    const book = books[w.inst[i]];
-    const isBid = w.bid[i] === 1;
-    const op = w.op[i];
-    if (op === OP_CANCEL) {
-      const o = byId.get(w.id[i]);
-      if (o !== undefined) {
-        book.side(isBid).remove(o);
-        byId.delete(w.id[i]);
-        script.push(o.ref * 4 + ID_CANCEL);
-      }
-      continue;
-    }
-    const limit = op === OP_MARKET ? (isBid ? Number.MAX_SAFE_INTEGER : 0) : w.price[i];
-    const left = matchBare(book, isBid, limit, w.qty[i], onFill);
-    if (op === OP_LIMIT && left > 0) {
-      const o = new BenchOrder(w.id[i], i, w.price[i], left);
-      book.side(isBid).add(o);
-      byId.set(o.id, o);
-      script.push(i * 4 + ID_SET);
-    }
-  }
-  return Int32Array.from(script);
-}
-
 /**
  * A ceiling for (a): only the string-id lookups the stream needs (set when an order rests, get + delete on a
  * cancel, delete when a maker fills), through a Map<string, number>, with no book at all. Any book that finds
@@ -206,7 +166,7 @@ function idMapScript(w: Workload): Int32Array {
  * what (a)/(d) can reach that way. Reported in the details, not in the table.
  */
 export function idMapCeilingPass(w: Workload): PassResult {
-  const script = idMapScript(w);
+  const script = w.idOps;
   const ids = w.id;
   const byId = new Map<string, number>();
   let missed = 0;
@@ -222,7 +182,7 @@ export function idMapCeilingPass(w: Workload): PassResult {
       default: byId.delete(id);
     }
   }
-  return { elapsedNs: Number(process.hrtime.bigint() - t0), ...cpu(), notes: { 'map operations': script.length, missed } };
+  return { elapsedNs: Number(process.hrtime.bigint() - t0), ...cpu(), notes: { missed } };
 }
 
 export function barePass(w: Workload, timed: boolean): PassResult {

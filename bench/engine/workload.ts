@@ -33,6 +33,11 @@ export const OP_IOC = 2;
 /** MARKET (IOC) order. */
 export const OP_MARKET = 3;
 
+/** Kinds of idOps entries. */
+export const ID_SET = 0;
+export const ID_CANCEL = 1;
+export const ID_FILLED = 2;
+
 export interface InstrumentSpec {
   id: string;
   /** Units per price tick / quantity lot. */
@@ -83,6 +88,12 @@ export interface Workload {
   id: string[];
   /** Integer handle of the order: the index of the op that placed it (for a cancel: of the cancelled order). */
   ref: Int32Array;
+  /**
+   * The id → order work of a book that keeps its resting orders in a map by id, in stream order: each entry is
+   * (index of the op that placed the order) × 4 + ID_SET (it rests), ID_CANCEL (it is cancelled) or ID_FILLED
+   * (it filled as a maker). Used by (a)'s ceiling run.
+   */
+  idOps: Int32Array;
   ts: Float64Array;
   counts: { limit: number; cancel: number; ioc: number; market: number; fills: number; restingAtEnd: number };
 }
@@ -129,11 +140,13 @@ export function generateWorkload(o: WorkloadOptions): Workload {
     notional: new Float64Array(n),
     id: new Array<string>(n),
     ref: new Int32Array(n),
+    idOps: new Int32Array(0),
     ts: new Float64Array(n),
     counts: { limit: 0, cancel: 0, ioc: 0, market: 0, fills: 0, restingAtEnd: 0 },
   };
   const books = INSTRUMENTS.map((spec) => new OrderBook(spec.tick));
   const live: BenchOrder[] = [];
+  const idOps: number[] = [];
   const prefix = orderIdPrefix(o.tsStart);
   if (orderIdPrefix(o.tsStart + n) !== prefix) throw new Error('stream crosses midnight: lower BENCH_OPS or move tsStart');
   let idCounter = o.idBase;
@@ -150,7 +163,10 @@ export function generateWorkload(o: WorkloadOptions): Workload {
   const onFill = (maker: BookOrder, q: Units, price: Units): void => {
     w.counts.fills++;
     fillNotional += (q / 1e8) * price; // Units of USDT (only used to size market orders by cash)
-    if (q === maker.remaining) dropLive(maker as BenchOrder);
+    if (q === maker.remaining) {
+      idOps.push((maker as BenchOrder).ref * 4 + ID_FILLED);
+      dropLive(maker as BenchOrder);
+    }
   };
 
   for (let i = 0; i < n; i++) {
@@ -170,6 +186,7 @@ export function generateWorkload(o: WorkloadOptions): Workload {
       w.ref[i] = v;
       books[w.inst[v]].side(w.bid[v] === 1).remove(victim);
       dropLive(victim);
+      idOps.push(v * 4 + ID_CANCEL);
       w.counts.cancel++;
       continue;
     }
@@ -201,6 +218,7 @@ export function generateWorkload(o: WorkloadOptions): Workload {
         book.side(isBid).add(ro);
         ro.slot = live.length;
         live.push(ro);
+        idOps.push(i * 4 + ID_SET);
       }
     } else if (kind === OP_IOC) {
       w.counts.ioc++;
@@ -215,6 +233,7 @@ export function generateWorkload(o: WorkloadOptions): Workload {
     }
   }
   w.counts.restingAtEnd = live.length;
+  w.idOps = Int32Array.from(idOps);
   return w;
 }
 
