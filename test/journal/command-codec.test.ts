@@ -89,6 +89,37 @@ test('codec: every command kind round-trips to what its JSON text gives (the enc
   );
 });
 
+/** Unsigned LEB128 of a non-negative integer, by bigint: the format's definition of tags 3 and 4. */
+function leb128(v: bigint): number[] {
+  const out: number[] = [];
+  do {
+    const group = Number(v & 0x7fn);
+    v >>= 7n;
+    out.push(v > 0n ? group | 0x80 : group);
+  } while (v > 0n);
+  return out;
+}
+
+test('codec: safe integers are written as LEB128, byte for byte, on both sides of 2^31 and 2^32 (the fast path above 31 bits)', () => {
+  const enc = new CommandEncoder(8);
+  const magnitude = fc.oneof(
+    fc.maxSafeNat(),
+    fc.integer({ min: 0, max: 52 }).chain((bits) => fc.integer({ min: -3, max: 3 }).map((d) => Math.max(0, Math.min(Number.MAX_SAFE_INTEGER, 2 ** bits + d)))),
+  );
+  fc.assert(
+    fc.property(magnitude, fc.boolean(), (m, negative) => {
+      const v = negative && m > 0 ? -m : m;
+      assert.equal(enc.encode({ v }), true);
+      const body = [...enc.take()];
+      // format, object, key (inline: 'v' is not in KEYS), the number, end of object
+      const key = [0xfe, 6, 1, 'v'.charCodeAt(0)];
+      assert.deepEqual(body, [1, 10, ...key, v < 0 ? 4 : 3, ...leb128(BigInt(m)), 0xff]);
+      assert.deepStrictEqual(decodeCommand(Uint8Array.from(body)), { v });
+    }),
+    { numRuns: 3000 },
+  );
+});
+
 test('codec: arbitrary JSON-ish objects (undefined, -0, NaN, holes, unknown keys, nesting) decode as JSON.parse(JSON.stringify(v))', () => {
   const enc = new CommandEncoder(8);
   const value = fc.anything({
