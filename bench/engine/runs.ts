@@ -22,6 +22,7 @@ import type { ExchangeEngine } from '../../src/engine/api.js';
 import type { Command } from '../../src/engine/commands.js';
 import type { CommandResult } from '../../src/engine/records.js';
 import { matchBare, OrderBook, type BookOrder } from '../../src/engine/order-book.js';
+import type { CommandJournal } from '../../src/journal/ports.js';
 import { openSqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { openThreadedSqliteJournal } from '../../src/journal/threaded-sqlite-journal.js';
 import { Sequencer } from '../../src/sequencer/sequencer.js';
@@ -473,17 +474,22 @@ export interface JournalPassResult extends PassResult {
   journalBytes: number;
 }
 
+export type JournalOpener = (file: string) => Promise<CommandJournal>;
+
+/** The app's default (JOURNAL_WRITER=thread) commits on a writer thread; BENCH_JOURNAL_WRITER=inline measures the event-loop writer. */
+export const openBenchJournal: JournalOpener = (file) => (JOURNAL_WRITER === 'inline' ? openSqliteJournal : openThreadedSqliteJournal)({ file });
+
 /**
  * Submits the stream to a Sequencer over a fresh SQLite journal (WAL, synchronous=FULL: one fsync per
  * group commit), `inflight` commands per event-loop turn without awaiting each one, up to BATCHES_IN_FLIGHT
  * turns outstanding; every promise gets a handler, as a gateway's would. Latency = submit → acknowledgement (durable).
  */
-export async function journalPass(create: EngineFactory, users: number, cmds: Command[], inflight: number): Promise<JournalPassResult> {
+export async function journalPass(
+  create: EngineFactory, users: number, cmds: Command[], inflight: number, openJournal: JournalOpener = openBenchJournal,
+): Promise<JournalPassResult> {
   const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'perpx-bench-'));
   const file = join(dir, 'journal.db');
-  // The app's default (JOURNAL_WRITER=thread) commits on a writer thread; BENCH_JOURNAL_WRITER=inline measures the event-loop writer.
-  const open = JOURNAL_WRITER === 'inline' ? openSqliteJournal : openThreadedSqliteJournal;
-  const journal = await open({ file });
+  const journal = await openJournal(file);
   const engine = create();
   let clockTs = BASE_TS;
   let fatal: Error | undefined;
