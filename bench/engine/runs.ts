@@ -480,9 +480,10 @@ export type JournalOpener = (file: string) => Promise<CommandJournal>;
 export const openBenchJournal: JournalOpener = (file) => (JOURNAL_WRITER === 'inline' ? openSqliteJournal : openThreadedSqliteJournal)({ file });
 
 /**
- * Submits the stream to a Sequencer over a fresh SQLite journal (WAL, synchronous=FULL: one fsync per
- * group commit), `inflight` commands per event-loop turn without awaiting each one, up to BATCHES_IN_FLIGHT
- * turns outstanding; every promise gets a handler, as a gateway's would. Latency = submit → acknowledgement (durable).
+ * Submits the stream to a Sequencer over a fresh journal in a temporary directory (by default the app's SQLite
+ * journal: WAL, synchronous=FULL, one fsync per group commit; c-breakdown.ts passes others), `inflight`
+ * commands per event-loop turn without awaiting each one, up to BATCHES_IN_FLIGHT turns outstanding; every
+ * promise gets a handler, as a gateway's would. Latency = submit → acknowledgement (durable).
  */
 export async function journalPass(
   create: EngineFactory, users: number, cmds: Command[], inflight: number, openJournal: JournalOpener = openBenchJournal,
