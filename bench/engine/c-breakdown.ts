@@ -7,7 +7,10 @@
  *   journal    + the threaded SQLite journal itself (run (c) as bench:engine runs it: hand-off to the writer
  *              thread, commits, fsync).
  * Each line is main-thread CPU µs per command (median over rounds; the variants alternate within a round), so
- * the step from one line to the next is what that layer costs the thread (c) is bound by.
+ * the step from one line to the next is what that layer costs the thread (c) is bound by. A step includes the
+ * layer's indirect costs (more garbage-collection work, cache pressure on the engine): measured 2026-11-23,
+ * encoding stepped +1.7 µs while a CPU profile of the same layer gave the encoder itself ~0.85 µs. Steps move
+ * by ±0.5 µs between runs on this VM; use 5+ rounds.
  *
  * LAYERS=a,b picks layers (the step column then compares the picked ones).
  *
