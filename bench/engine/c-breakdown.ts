@@ -29,7 +29,10 @@ const USERS = 1000;
 const INFLIGHT = 4096;
 const rounds = Number(process.argv[2] ?? 3);
 
-/** A journal that is durable at once; with `encode` it serializes each command as the SQLite journals do. */
+/**
+ * A journal that is durable at once; with `encode` it serializes each command as the SQLite journals do.
+ * (MemoryJournal would add a JSON round trip per command, a cost no real journal has.)
+ */
 class InstantJournal implements CommandJournal {
   private seq = 0;
   private ts = 0;
@@ -102,6 +105,6 @@ console.log('| layer | µs / command | this layer | rounds |\n|---|---:|---:|---
 let prev = 0;
 layers.forEach((layer, i) => {
   const m = median(us[i]);
-  console.log(`| ${layer.name} | ${m.toFixed(2)} | ${i === 0 ? '' : `+${(m - prev).toFixed(2)}`} | ${us[i].map((x) => x.toFixed(2)).join(' ')} |`);
+  console.log(`| ${layer.name} | ${m.toFixed(2)} | ${i === 0 ? '' : `${m >= prev ? '+' : ''}${(m - prev).toFixed(2)}`} | ${us[i].map((x) => x.toFixed(2)).join(' ')} |`);
   prev = m;
 });

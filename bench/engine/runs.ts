@@ -58,6 +58,15 @@ function cpuMeter(): () => { cpuNs: number; mainCpuNs?: number } {
   };
 }
 
+/** An untimed pass: `loop` runs once after a gc, between clock and CPU readings (no timer per command). */
+function untimedPass(loop: () => void, notes: () => PassResult['notes'] = () => ({})): PassResult {
+  gcNow();
+  const cpu = cpuMeter();
+  const t0 = process.hrtime.bigint();
+  loop();
+  return { elapsedNs: Number(process.hrtime.bigint() - t0), ...cpu(), notes: notes() };
+}
+
 // ---------------------------------------------------------------- (a) bare book
 
 export function bareInstance() {
@@ -153,11 +162,9 @@ export function bareHandlePass(w: Workload): PassResult {
     }
   };
   const n = w.n;
-  gcNow();
-  const cpu = cpuMeter();
-  const t0 = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) step(i);
-  return { elapsedNs: Number(process.hrtime.bigint() - t0), ...cpu(), notes: { 'resting at end': byRef.size } };
+  return untimedPass(() => {
+    for (let i = 0; i < n; i++) step(i);
+  }, () => ({ 'resting at end': byRef.size }));
 }
 
 /**
@@ -171,32 +178,29 @@ export function idMapCeilingPass(w: Workload): PassResult {
   const ids = w.id;
   const byId = new Map<string, number>();
   let missed = 0;
-  gcNow();
-  const cpu = cpuMeter();
-  const t0 = process.hrtime.bigint();
-  for (let k = 0; k < script.length; k++) {
-    const e = script[k];
-    const id = ids[e >> 2];
-    switch (e & 3) {
-      case ID_SET: byId.set(id, e); break;
-      case ID_CANCEL: if (byId.get(id) === undefined) missed++; byId.delete(id); break;
-      default: byId.delete(id);
+  return untimedPass(() => {
+    for (let k = 0; k < script.length; k++) {
+      const e = script[k];
+      const id = ids[e >> 2];
+      switch (e & 3) {
+        case ID_SET: byId.set(id, e); break;
+        case ID_CANCEL: if (byId.get(id) === undefined) missed++; byId.delete(id); break;
+        default: byId.delete(id);
+      }
     }
-  }
-  return { elapsedNs: Number(process.hrtime.bigint() - t0), ...cpu(), notes: { missed } };
+  }, () => ({ missed }));
 }
 
 export function barePass(w: Workload, timed: boolean): PassResult {
   const b = bareInstance();
   const step = b.step;
   const n = w.n;
-  gcNow();
   if (!timed) {
-    const cpu = cpuMeter();
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) step(w, i);
-    return { elapsedNs: Number(process.hrtime.bigint() - t0), ...cpu(), notes: b.notes() };
+    return untimedPass(() => {
+      for (let i = 0; i < n; i++) step(w, i);
+    }, b.notes);
   }
+  gcNow();
   const lat = new Float64Array(n);
   const t0 = process.hrtime.bigint();
   for (let i = 0; i < n; i++) {
@@ -269,13 +273,12 @@ export function peerPass(w: Workload, args: PeerArg[], timed: boolean): PassResu
   const p = peerInstance();
   const step = p.step;
   const n = w.n;
-  gcNow();
   if (!timed) {
-    const cpu = cpuMeter();
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) step(w, args, i, false);
-    return { elapsedNs: Number(process.hrtime.bigint() - t0), ...cpu(), notes: {} };
+    return untimedPass(() => {
+      for (let i = 0; i < n; i++) step(w, args, i, false);
+    });
   }
+  gcNow();
   const lat = new Float64Array(n);
   const t0 = process.hrtime.bigint();
   for (let i = 0; i < n; i++) {
@@ -436,15 +439,14 @@ export function enginePass(
     if (!r.reply.ok || r.reply.order?.status === 'REJECTED') throw new Error(`extra setup ${cmd.kind} refused: ${JSON.stringify(r.reply, (_k, v) => (typeof v === 'bigint' ? String(v) : v))}`);
   }
   const n = cmds.length;
-  gcNow();
   if (!timed) {
-    const cpu = cpuMeter();
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) engine.apply(cmds[i]);
     // No engine in the result: the caller keeps every pass's result, and a retained engine (a million used
     // order ids) would make the next pass's garbage collection — and so its ops/s — worse.
-    return { elapsedNs: Number(process.hrtime.bigint() - t0), ...cpu(), notes: {} };
+    return untimedPass(() => {
+      for (let i = 0; i < n; i++) engine.apply(cmds[i]);
+    });
   }
+  gcNow();
   const lat = new Float64Array(n);
   const tally = new ResultTally();
   const t0 = process.hrtime.bigint();

@@ -107,8 +107,12 @@ export function toWireNumber(units: Units | Money): number {
 
 /** notional = quantity × price, in money units (1e-8), rounded half-up once per fill. */
 export function notional(quantity: Units, price: Units): Money {
-  const fast = notionalExact(quantity, price);
-  return fast >= 0 ? BigInt(fast) : mulDivHalfUp(BigInt(quantity), BigInt(price), SCALE_N);
+  return notionalFrom(notionalExact(quantity, price), quantity, price);
+}
+
+/** notional(quantity, price) given `exact` = notionalExact(quantity, price), for callers that need both. */
+export function notionalFrom(exact: number, quantity: Units, price: Units): Money {
+  return exact >= 0 ? BigInt(exact) : mulDivHalfUp(BigInt(quantity), BigInt(price), SCALE_N);
 }
 
 const UNIT = 100_000_000;

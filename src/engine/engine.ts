@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import {
-  applyRateCeil, MAX_UNITS, mulDivHalfUp, notional, notionalExact, productParts, productScratch, quotientScratch, rateCeilUnits, scaledQuotient,
+  applyRateCeil, MAX_UNITS, mulDivHalfUp, notional, notionalExact, notionalFrom, productParts, productScratch, quotientScratch, rateCeilUnits, scaledQuotient,
   SCALE_N, type Money, type Units,
 } from '../domain/fixed.js';
 import { SIDES, TPSL_TYPES, type FillRole, type OrderGroup, type Side, type TimeInForce, type TradingState } from '../domain/enums.js';
@@ -39,6 +39,7 @@ import type {
   InstrumentStateView, MatcherView, OrderView, PositionView, Reply, TpSlView, TransferView,
 } from './records.js';
 import { RiskQueue } from './risk-queue.js';
+import { clearSet, empty } from './scratch.js';
 import { restoreState, serializeState } from './snapshot.js';
 import type { EngineState, TransferState } from './state.js';
 import { isLiveTpSl, tpslFires, tpslView, type TpSlState } from './tpsl.js';
@@ -93,28 +94,12 @@ function capRefusal(leverage: number): string {
 /** quantity × price < min, without a bigint when the notional is a safe integer (number < bigint compares exactly). */
 function notionalBelow(quantity: Units, price: Units, min: Money): boolean {
   const v = notionalExact(quantity, price);
-  return v >= 0 ? v < min : notional(quantity, price) < min;
+  return v >= 0 ? v < min : notionalFrom(v, quantity, price) < min;
 }
 
 /** price ∉ [mark − band, mark + band], exactly (bigint: the sum may pass 2^53). */
 function outsideBand(price: Units, mark: Units, band: Money): boolean {
   return BigInt(price) > BigInt(mark) + band || BigInt(price) < BigInt(mark) - band;
-}
-
-/**
- * Empties a per-command scratch set or map. Skips an empty one: V8's clear() allocates a fresh hash table
- * even then (measured ~60–90 ns per call), and most commands leave most of these empty.
- */
-function clearSet(set: { size: number; clear(): void }): void {
-  if (set.size !== 0) set.clear();
-}
-
-/**
- * Empties a per-command scratch array by popping: `length = 0` is a runtime call in V8 (~2% of the engine's
- * instructions with five such resets per command), pop() is inlined, and these arrays hold a few entries.
- */
-function empty(list: unknown[]): void {
-  while (list.length !== 0) list.pop();
 }
 
 export class Engine implements ExchangeEngine {
@@ -895,7 +880,7 @@ export class Engine implements ExchangeEngine {
     let limit: Units | null = isMarket ? null : o.limitPrice;
     if (isMarket && m.markPrice !== null && m.rules.slippageLimit > 0) {
       const exact = notionalExact(m.rules.slippageLimit, m.markPrice); // (fraction, price): stays exact in doubles
-      const band = exact >= 0 ? exact : Number(notional(m.markPrice, m.rules.slippageLimit));
+      const band = exact >= 0 ? exact : Number(notionalFrom(exact, m.markPrice, m.rules.slippageLimit));
       limit = o.isBid ? m.markPrice + band : Math.max(m.markPrice - band, 1);
     }
     const opposite = m.book.side(!o.isBid).best();
@@ -1000,7 +985,7 @@ export class Engine implements ExchangeEngine {
   /** One trade between a resting maker and the taker at `price`. Returns the notional. */
   private fill(m: Market, maker: OrderState, taker: OrderState, takerAcc: Account, q: Units, price: Units, byCash: boolean): Money {
     const valueUnits = notionalExact(q, price); // −1 when not a safe integer
-    const value = valueUnits >= 0 ? BigInt(valueUnits) : notional(q, price);
+    const value = notionalFrom(valueUnits, q, price);
     const book = m.book.side(maker.isBid);
     const makerAcc = this.accountOf(maker.userId);
     this.reserve(makerAcc, maker, q, price, -1);
@@ -1185,7 +1170,7 @@ export class Engine implements ExchangeEngine {
     const mine = this.newSystemOrder(acc, m, 'adl', side, qty, price);
     const theirs = this.newSystemOrder(counterparty, m, 'adl', side === 'SELL' ? 'BUY' : 'SELL', qty, price);
     const valueUnits = notionalExact(qty, price);
-    const value = valueUnits >= 0 ? BigInt(valueUnits) : notional(qty, price);
+    const value = notionalFrom(valueUnits, qty, price);
     const executionId = String(++this.s.counters.execution);
     this.settle(m, acc, mine, 'NONE', qty, price, value, valueUnits, executionId);
     this.settle(m, counterparty, theirs, 'NONE', qty, price, value, valueUnits, executionId);

@@ -8,6 +8,7 @@
  * instrument: insertion sort is quadratic, so long lists use Array.prototype.sort.
  */
 import type { Account } from './account.js';
+import { empty } from './scratch.js';
 
 export class RiskQueue {
   private queued: Account[] = [];
@@ -30,7 +31,7 @@ export class RiskQueue {
   take(): readonly Account[] {
     const list = this.queued;
     const next = this.taken;
-    while (next.length !== 0) next.pop(); // pop() is inlined; `length = 0` is a runtime call
+    empty(next);
     this.queued = next;
     this.taken = list;
     for (let i = 0; i < list.length; i++) list[i].riskQueued = false;
