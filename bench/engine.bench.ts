@@ -15,7 +15,8 @@
 //   warm-up stream (different seed and ids) on a throw-away instance.
 // - ops/s: median of BENCH_REPS untimed passes, each on a fresh instance (no per-command timer).
 // - p50/p99/p99.9: one more pass with process.hrtime.bigint() around every command (a, b, d); the
-//   printed timer overhead is included in those numbers. (c) reports submit → durable acknowledgement.
+//   printed timer overhead is included in those numbers. (c): median of up to BENCH_REPS passes, whose latency
+//   is submit → durable acknowledgement (of the median pass).
 // - (c) submits BENCH_INFLIGHT commands synchronously per event-loop turn — every turn its own loop turn,
 //   also when the turn it waited for was already acknowledged (before 2026-11-22 such turns ran back to back
 //   and merged into one group) — with at most BENCH_BATCHES_IN_FLIGHT turns not yet acknowledged.
@@ -328,23 +329,31 @@ async function main(): Promise<void> {
     const warmCmds = engineCommands(warm).slice(0, Math.min(50_000, warm.n));
     log('(c) engine + journal: warm-up');
     await journalPass(createEngine, USERS, warmCmds, INFLIGHT);
-    log('(c) engine + journal: measuring');
-    let r: JournalPassResult | undefined;
+    // Median of up to REPS passes, as the other runs: one pass moved from 115k to 164k cmds/s between two runs of
+    // the same code (the disk's fsync time drifts with the VM). The row's latencies are the median pass's.
+    const passes: JournalPassResult[] = [];
+    let spentNs = 0;
     try {
-      r = await journalPass(createEngine, USERS, cmds, INFLIGHT);
+      for (let i = 0; i < REPS && (i === 0 || spentNs <= PASS_BUDGET_SEC * 1e9); i++) {
+        log(`(c) engine + journal: pass ${i + 1}/${REPS}`);
+        const p = await journalPass(createEngine, USERS, cmds, INFLIGHT);
+        passes.push(p);
+        spentNs += p.elapsedNs;
+      }
     } catch (err) {
       rows.push({ name: '(c) engine + journal (fsync group commit)', notes: `failed: ${String(err)}` });
     }
-    if (r) {
+    if (passes.length > 0) {
+      const r = [...passes].sort((x, y) => x.elapsedNs - y.elapsedNs)[(passes.length - 1) >> 1];
       journalOps = w.n / (r.elapsedNs / 1e9);
-      extra.push(`(c) pass: ${passSummary([r], w.n)}`);
+      extra.push(`(c) passes: ${passSummary(passes, w.n)}`);
       for (const line of r.tally.detail()) extra.push(`(c) ${line}`);
       const lat = percentilesUs(r.lat!);
       rows.push({
         name: '(c) engine + journal (fsync group commit)',
         opsPerSec: journalOps,
         lat,
-        notes: `latency = submit → durable ack; ${int(INFLIGHT)} submitted per turn, ${BATCHES_IN_FLIGHT} turns in flight; ${int(r.flushes)} fsync'd commits `
+        notes: `latency = submit → durable ack (median pass); ${int(INFLIGHT)} submitted per turn, ${BATCHES_IN_FLIGHT} turns in flight; ${int(r.flushes)} fsync'd commits `
           + `(avg ${int(r.flushedCommands / Math.max(1, r.flushes))} cmds, p99 ≤ ${r.flushP99Ms} ms); `
           + `${(r.journalBytes / 1e6).toFixed(0)} MB journal; ${fmtNotes(r.notes)}`,
       });
