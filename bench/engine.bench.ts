@@ -21,10 +21,10 @@
 //   also when the turn it waited for was already acknowledged (before 2026-11-22 such turns ran back to back
 //   and merged into one group) — with at most BENCH_BATCHES_IN_FLIGHT turns not yet acknowledged.
 // - Heap: global.gc() before/after (the script re-spawns itself with --expose-gc if needed).
-// - (a)/(d) for the target: the median over BENCH_PAIRS rounds that each run (a), its id-lookup ceiling and (d)
+// - (a)/(d) for the target: the median over BENCH_PAIRS rounds that each run (a), its two ceilings and (d)
 //   back to back (pairedWithPeer), since the table's medians of (a) and (d) are taken minutes apart.
-// - Also printed: latency by command kind; (a) with an integer handle instead of the string id (how much of
-//   (a) is the id lookup); (a)'s ceiling, the stream's string-id Map operations alone, and its ratio to (d);
+// - Also printed: latency by command kind; (a)'s two ceilings and their ratios to (d): the book alone (orders
+//   found by an array index, no id lookup) and the stream's string-id Map operations alone (no book);
 //   (c)'s ceiling with a no-op engine (Sequencer + journal alone); for every pass the
 //   ops per main-thread CPU second, which stays meaningful when other processes share the two cores.
 //
@@ -45,7 +45,7 @@ import type { ExchangeEngine } from '../src/engine/api.js';
 import { heapBare, heapEngine, heapPeer, type HeapResult } from './engine/heap.js';
 import { createNoopEngine } from './engine/noop-engine.js';
 import {
-  BATCHES_IN_FLIGHT, bareHandlePass, barePass, enginePass, engineCommands, idMapCeilingPass, journalPass, peerArgs, peerPass, ResultTally,
+  BATCHES_IN_FLIGHT, barePass, bookAlonePass, enginePass, engineCommands, idMapCeilingPass, journalPass, peerArgs, peerPass, ResultTally,
   tpslLoadCommands,
   type EngineFactory, type JournalPassResult, type PassResult,
 } from './engine/runs.js';
@@ -119,6 +119,8 @@ interface RunRow {
   notes: string;
 }
 
+const fmtRatios = (xs: number[]): string => xs.map((x) => x.toFixed(1)).join(' / ');
+
 const fmtNotes = (o: Record<string, number | string>): string =>
   Object.entries(o).map(([k, v]) => `${k} ${typeof v === 'number' ? int(v) : v}`).join(', ');
 
@@ -161,38 +163,45 @@ function runSync(label: string, n: number, pass: (timed: boolean) => PassResult,
   return { opsPerSec: throughput(passes, n), timed, summary: passSummary(passes, n) };
 }
 
+/** Per-round ratios to (d) of (a) and of its two ceilings, and their medians. */
 interface PairedRatios {
   bare: number[];
-  ceiling: number[];
+  idMap: number[];
+  book: number[];
   bareRatio: number;
-  ceilingRatio: number;
+  idMapRatio: number;
+  bookRatio: number;
 }
 
 /**
- * (a)/(d) measured in rounds that run (a), (a)'s id-lookup ceiling and (d) back to back, first to last and then
- * last to first: this VM's speed drifts by up to 2× over minutes, so the ratio of medians taken in separate
- * phases of the benchmark moves with it (9× to 20× on the same code); within a round both see the same machine.
- * Wall time: the ceiling pass is too short for the main thread's CPU clock (10 ms ticks).
+ * (a)/(d) measured in rounds that run (a), its two ceilings (the id lookups alone, the book alone) and (d) back
+ * to back, first to last and then last to first: this VM's speed drifts by up to 2× over minutes, so the ratio
+ * of medians taken in separate phases of the benchmark moves with it (9× to 20× on the same code); within a
+ * round all see the same machine. Wall time: a ceiling pass is too short for the main thread's CPU clock (10 ms
+ * ticks).
  */
 function pairedWithPeer(w: Workload, warm: Workload): PairedRatios {
   peerPass(warm, peerArgs(warm), false);
+  bookAlonePass(warm);
   const bare: number[] = [];
-  const ceiling: number[] = [];
+  const idMap: number[] = [];
+  const book: number[] = [];
   for (let r = 0; r < PAIRS; r++) {
     log(`(a)/(d) paired: round ${r + 1}/${PAIRS}`);
-    const ops: Record<'a' | 'ceiling' | 'd', number> = { a: 0, ceiling: 0, d: 0 };
-    const order = (['a', 'ceiling', 'd'] as const).slice();
+    const ops: Record<'a' | 'idMap' | 'book' | 'd', number> = { a: 0, idMap: 0, book: 0, d: 0 };
+    const order = (['a', 'idMap', 'book', 'd'] as const).slice();
     if (r % 2 === 1) order.reverse();
     for (const k of order) {
       // The peer's arguments (a million objects) exist only around its pass, so (a)'s collections do not trace
       // them, as in (a)'s own run.
-      const p = k === 'a' ? barePass(w, false) : k === 'ceiling' ? idMapCeilingPass(w) : peerPass(w, peerArgs(w), false);
+      const p = k === 'a' ? barePass(w, false) : k === 'idMap' ? idMapCeilingPass(w) : k === 'book' ? bookAlonePass(w) : peerPass(w, peerArgs(w), false);
       ops[k] = w.n / (p.elapsedNs / 1e9);
     }
     bare.push(ops.a / ops.d);
-    ceiling.push(ops.ceiling / ops.d);
+    idMap.push(ops.idMap / ops.d);
+    book.push(ops.book / ops.d);
   }
-  return { bare, ceiling, bareRatio: median(bare), ceilingRatio: median(ceiling) };
+  return { bare, idMap, book, bareRatio: median(bare), idMapRatio: median(idMap), bookRatio: median(book) };
 }
 
 interface KindRow {
@@ -239,6 +248,7 @@ async function main(): Promise<void> {
   const extra: string[] = [];
   let bareOps: number | undefined;
   let idCeilingOps: number | undefined;
+  let bookCeilingOps: number | undefined;
   let peerOps: number | undefined;
   let paired: PairedRatios | undefined;
   let engineOps: number | undefined;
@@ -257,12 +267,13 @@ async function main(): Promise<void> {
     kindRows.push(...latencyByKind('(a) bare book', w, r.timed.lat!));
     rows.push({ name: '(a) bare order book', opsPerSec: r.opsPerSec, lat: percentilesUs(r.timed.lat!), notes: fmtNotes(r.timed.notes) });
     extra.push(`(a) passes: ${r.summary}`);
-    bareHandlePass(warm);
-    const handle: PassResult[] = [];
-    for (let i = 0; i < REPS; i++) handle.push(bareHandlePass(w));
+    bookAlonePass(warm);
+    const bookAlone: PassResult[] = [];
+    for (let i = 0; i < REPS; i++) bookAlone.push(bookAlonePass(w));
+    bookCeilingOps = throughput(bookAlone, w.n);
     extra.push(
-      `(a) same book, orders found by an integer handle instead of the string id (Map<number, node>): `
-        + `median ${int(throughput(handle, w.n))} ops/s (${passSummary(handle, w.n)}); compare with (a) for the cost of the string id → order lookup`,
+      `(a) ceiling — the book alone (the same book; an order found by its handle, an array index, instead of its string id: no lookup at all): `
+        + `median ${int(bookCeilingOps)} ops/s (${passSummary(bookAlone, w.n)})`,
     );
     idMapCeilingPass(warm);
     const ceiling: PassResult[] = [];
@@ -279,10 +290,11 @@ async function main(): Promise<void> {
   if (RUNS.has('a') && RUNS.has('d') && PAIRS > 0) {
     paired = pairedWithPeer(w, warm);
     extra.push(
-      `(a)/(d) paired — ${PAIRS} rounds, each one untimed pass of (a), of (a)'s id-lookup ceiling and of (d) back to back `
-        + `(order reversed every other round), ratio of wall ops/s within the round: (a)/(d) ${paired.bare.map((x) => x.toFixed(1)).join(' / ')}, `
-        + `median **${paired.bareRatio.toFixed(1)}×**; ceiling/(d) ${paired.ceiling.map((x) => x.toFixed(1)).join(' / ')}, median ${paired.ceilingRatio.toFixed(1)}× `
-        + '— the most (a)/(d) can reach while orders are found by their string id in a Map',
+      `(a)/(d) paired — ${PAIRS} rounds, each one untimed pass of (a), of its two ceilings and of (d) back to back `
+        + `(order reversed every other round), ratio of wall ops/s within the round: (a)/(d) ${fmtRatios(paired.bare)}, median **${paired.bareRatio.toFixed(1)}×**; `
+        + `id lookups alone/(d) ${fmtRatios(paired.idMap)}, median ${paired.idMapRatio.toFixed(1)}× — the most (a)/(d) can reach while orders are found `
+        + `by their string id in a Map, with no book; book alone/(d) ${fmtRatios(paired.book)}, median ${paired.bookRatio.toFixed(1)}× — the most it `
+        + 'can reach with this book, with no id lookup',
     );
   }
 
@@ -392,8 +404,11 @@ async function main(): Promise<void> {
     kindRows.push(...latencyByKind('(d) peer', w, r.timed.lat!));
     rows.push({ name: `(d) nodejs-order-book ${pkgVersion} (peer)`, opsPerSec: r.opsPerSec, lat: percentilesUs(r.timed.lat!), notes: fmtNotes(r.timed.notes) });
     extra.push(`(d) passes: ${r.summary}`);
-    if (idCeilingOps !== undefined) {
-      extra.push(`(a) ceiling / (d) from the separate runs' medians: ${(idCeilingOps / peerOps).toFixed(1)}×`);
+    if (idCeilingOps !== undefined && bookCeilingOps !== undefined) {
+      extra.push(
+        `(a) ceilings / (d) from the separate runs' medians: id lookups alone ${(idCeilingOps / peerOps).toFixed(1)}×, `
+          + `book alone ${(bookCeilingOps / peerOps).toFixed(1)}×`,
+      );
     }
   }
 

@@ -1,5 +1,5 @@
 // Quick (a)-only harness (dev aid): node --max-semi-space-size=64 --expose-gc --import tsx bench/engine/quick-a.ts [passes]
-import { barePass, bareHandlePass } from './runs.js';
+import { barePass, bookAlonePass } from './runs.js';
 import { BASE_TS, generateWorkload } from './workload.js';
 
 const OPS = Number(process.env.QA_OPS ?? 1_000_000);
@@ -15,9 +15,9 @@ for (let r = 0; r < passes; r++) {
   cpu.push(w.n / (p.mainCpuNs! / 1e9));
   wall.push(w.n / (p.elapsedNs / 1e9));
 }
-bareHandlePass(warm);
+bookAlonePass(warm);
 const h: number[] = [];
-for (let r = 0; r < (process.env.QA_NO_HANDLE ? 0 : 3); r++) { const p = bareHandlePass(w); h.push(w.n / (p.elapsedNs / 1e9)); }
+for (let r = 0; r < (process.env.QA_NO_BOOK_ALONE ? 0 : 3); r++) { const p = bookAlonePass(w); h.push(w.n / (p.elapsedNs / 1e9)); }
 const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const f = (x: number) => (x / 1e6).toFixed(2) + 'M';
-console.log(`a wall med ${f(med(wall))} max ${f(Math.max(...wall))} | cpu med ${f(med(cpu))} | handle wall med ${f(med(h))} max ${f(Math.max(...h))}`);
+console.log(`a wall med ${f(med(wall))} max ${f(Math.max(...wall))} | cpu med ${f(med(cpu))} | book alone wall med ${f(med(h))} max ${f(Math.max(...h))}`);
