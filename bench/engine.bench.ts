@@ -181,8 +181,8 @@ interface PairedRatios {
  * ticks).
  */
 function pairedWithPeer(w: Workload, warm: Workload): PairedRatios {
+  // (a) and its two ceilings are warm from (a)'s own run just before; only the peer is warmed here.
   peerPass(warm, peerArgs(warm), false);
-  bookAlonePass(warm);
   const bare: number[] = [];
   const idMap: number[] = [];
   const book: number[] = [];
