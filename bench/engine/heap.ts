@@ -87,7 +87,7 @@ export function heapEngine(create: EngineFactory, orders: number, users: number,
   for (let i = 0; i < orders; i++) {
     const s = restingOrderAt(i, rnd, users, prefix, ID_BASE);
     const cmd: Command = {
-      kind: 'order.place', ts: ts++, userId: s.user,
+      ts: ts++, kind: 'order.place', userId: s.user,
       order: {
         id: s.id, instrument: INSTRUMENTS[s.inst].id, side: s.bid ? 'BUY' : 'SELL', type: 'LIMIT', timeInForce: 'GTC',
         leverage: LEVERAGE, quantity: s.qty, limitPrice: s.price,
