@@ -320,10 +320,11 @@ export function applySetup(engine: ExchangeEngine, users: number): void {
  * The stream as engine commands. A MARKET order's `cashQuantity` (the notional it may spend, USDT Units)
  * is the notional its fills had in the reference book, so the engine fills about the same quantity.
  *
- * Every bench command is written `ts` first, the shape the Sequencer hands the engine (`{ ts, ...input }`), so
- * the engine's property loads see the same shape per kind in (b) as in (c) and in the app. With `ts` second,
- * (b) taught them a shape the app never makes; (c) run after it measured 154–175k main-thread cmds/s against
- * 167–179k this way (three process pairs, 2026-11-23): a few percent, within this VM's noise.
+ * The commands (b) and (c) run (these, setupCommands, tpslLoadCommands; heap.ts too) are written `ts` first,
+ * the shape the Sequencer hands the engine (`{ ts, ...input }`), so the engine's property loads see the same
+ * shape per kind in (b) as in (c) and in the app. With `ts` second, (b) taught them a shape the app never
+ * makes; (c) run after it measured 154–175k main-thread cmds/s against 167–179k this way (three process pairs,
+ * 2026-11-23): a few percent, within this VM's noise.
  */
 export function engineCommands(w: Workload): Command[] {
   const out = new Array<Command>(w.n);
