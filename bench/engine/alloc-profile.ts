@@ -1,0 +1,93 @@
+/**
+ * Dev aid: heap bytes ALLOCATED per command by run (b)'s engine, and which functions allocate them. Unlike
+ * time, allocation does not depend on the machine's minute, so a change that trims garbage shows up exactly
+ * here even when compare-b cannot resolve its few percent (on this VM it resolves ~5%).
+ *
+ *   node --max-semi-space-size=256 --min-semi-space-size=256 --expose-gc --import tsx \
+ *     bench/engine/alloc-profile.ts [tree …]
+ *
+ * For each source tree given (default: this one; a `git worktree` of another commit compares them):
+ *   - exact bytes per command: heapUsed after minus before blocks of commands, with a gc() before each block
+ *     and a young generation large enough (--min-semi-space-size) that no collection runs inside a block;
+ *   - by function: V8's sampling heap profiler, collected objects included (an estimate, sampled every 128
+ *     bytes), as self bytes per command of each allocating function.
+ */
+import { Session } from 'node:inspector';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Command } from '../../src/engine/commands.js';
+import { applySetup, engineCommands, type EngineFactory } from './runs.js';
+import { gcNow } from './stats.js';
+import { BASE_TS, generateWorkload } from './workload.js';
+
+const USERS = 1000;
+const WARM = 200_000;
+const MEASURED = 200_000;
+const BLOCK = 2_000;
+const TOP = Number(process.env.TOP ?? 25);
+
+interface ProfileNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: ProfileNode[];
+}
+
+const session = new Session();
+session.connect();
+const post = <T>(method: string, params?: object): Promise<T> =>
+  new Promise((done, fail) => session.post(method, params, (err, r) => (err ? fail(err) : done(r as T))));
+
+const w = generateWorkload({ ops: WARM + MEASURED, seed: 20261122, users: USERS, tsStart: BASE_TS + 100_000, idBase: 0 });
+const cmds = engineCommands(w);
+
+/** A fresh engine that has applied the first WARM commands (its book and id table at their working size). */
+function warmEngine(create: EngineFactory) {
+  const engine = create();
+  applySetup(engine, USERS);
+  for (let i = 0; i < WARM; i++) engine.apply(cmds[i]);
+  return engine;
+}
+
+function exactBytesPerCommand(create: EngineFactory, measured: Command[]): number {
+  const engine = warmEngine(create);
+  let bytes = 0;
+  for (let start = 0; start < measured.length; start += BLOCK) {
+    gcNow();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = start; i < start + BLOCK; i++) engine.apply(measured[i]);
+    bytes += process.memoryUsage().heapUsed - before;
+  }
+  return bytes / measured.length;
+}
+
+async function sampledByFunction(create: EngineFactory, measured: Command[]): Promise<Map<string, number>> {
+  const engine = warmEngine(create);
+  await post('HeapProfiler.enable');
+  await post('HeapProfiler.startSampling', { samplingInterval: 128, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  for (const cmd of measured) engine.apply(cmd);
+  const { profile } = await post<{ profile: { head: ProfileNode } }>('HeapProfiler.stopSampling');
+  const bytes = new Map<string, number>();
+  const walk = (n: ProfileNode): void => {
+    if (n.selfSize > 0) {
+      const f = n.callFrame;
+      const key = `${f.functionName || '(anonymous)'} (${f.url.split('/').pop()})`;
+      bytes.set(key, (bytes.get(key) ?? 0) + n.selfSize / measured.length);
+    }
+    for (const c of n.children) walk(c);
+  };
+  walk(profile.head);
+  return bytes;
+}
+
+const measured = cmds.slice(WARM);
+for (const dir of process.argv.length > 2 ? process.argv.slice(2) : ['.']) {
+  const mod = (await import(pathToFileURL(resolve(dir, 'src/engine/engine.ts')).href)) as { createEngine: EngineFactory };
+  const exact = exactBytesPerCommand(mod.createEngine, measured);
+  const byFunction = await sampledByFunction(mod.createEngine, measured);
+  const sampled = [...byFunction.values()].reduce((a, b) => a + b, 0);
+  console.log(`\n${dir}: ${exact.toFixed(0)} bytes allocated per command (exact); sampled ${sampled.toFixed(0)}, by function:`);
+  for (const [key, b] of [...byFunction].sort((x, y) => y[1] - x[1]).slice(0, TOP)) {
+    console.log(`${b.toFixed(1).padStart(9)}  ${key}`);
+  }
+}
+session.disconnect();
