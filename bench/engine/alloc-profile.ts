@@ -8,11 +8,13 @@
  *
  * For each source tree given (default: this one; a `git worktree` of another commit compares them):
  *   - exact bytes per command: heapUsed after minus before blocks of commands, with a gc() before each block
- *     and a young generation large enough (--min-semi-space-size) that no collection runs inside a block;
+ *     and a young generation large enough (--min-semi-space-size) that no collection runs inside a block (it
+ *     warns if one did: the figure is then low);
  *   - by function: V8's sampling heap profiler, collected objects included (an estimate, sampled every 128
  *     bytes), as self bytes per command of each allocating function.
  */
 import { Session } from 'node:inspector';
+import { constants, performance, PerformanceObserver } from 'node:perf_hooks';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from '../../src/engine/commands.js';
@@ -48,8 +50,18 @@ function warmEngine(create: EngineFactory) {
   return engine;
 }
 
-function exactBytesPerCommand(create: EngineFactory, measured: Command[]): number {
+/** Start times (performance.now()) of the collections V8 ran on its own, not for our gc() calls. */
+const unforcedGcs: number[] = [];
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const flags = (e as { detail?: { flags?: number } }).detail?.flags ?? 0;
+    if ((flags & constants.NODE_PERFORMANCE_GC_FLAGS_FORCED) === 0) unforcedGcs.push(e.startTime);
+  }
+}).observe({ entryTypes: ['gc'] });
+
+async function exactBytesPerCommand(create: EngineFactory, measured: Command[]): Promise<number> {
   const engine = warmEngine(create);
+  const t0 = performance.now();
   let bytes = 0;
   for (let start = 0; start < measured.length; start += BLOCK) {
     gcNow();
@@ -57,6 +69,11 @@ function exactBytesPerCommand(create: EngineFactory, measured: Command[]): numbe
     for (let i = start; i < start + BLOCK; i++) engine.apply(measured[i]);
     bytes += process.memoryUsage().heapUsed - before;
   }
+  const t1 = performance.now();
+  await new Promise((r) => setTimeout(r, 100)); // gc entries are delivered asynchronously
+  // A collection inside a block frees some of what the block allocated, so the figure would be low.
+  const inside = unforcedGcs.filter((t) => t >= t0 && t <= t1).length;
+  if (inside > 0) console.warn(`warning: ${inside} collections ran inside the blocks, so the exact figure is low; give --min-semi-space-size=256`);
   return bytes / measured.length;
 }
 
@@ -82,7 +99,7 @@ async function sampledByFunction(create: EngineFactory, measured: Command[]): Pr
 const measured = cmds.slice(WARM);
 for (const dir of process.argv.length > 2 ? process.argv.slice(2) : ['.']) {
   const mod = (await import(pathToFileURL(resolve(dir, 'src/engine/engine.ts')).href)) as { createEngine: EngineFactory };
-  const exact = exactBytesPerCommand(mod.createEngine, measured);
+  const exact = await exactBytesPerCommand(mod.createEngine, measured);
   const byFunction = await sampledByFunction(mod.createEngine, measured);
   const sampled = [...byFunction.values()].reduce((a, b) => a + b, 0);
   console.log(`\n${dir}: ${exact.toFixed(0)} bytes allocated per command (exact); sampled ${sampled.toFixed(0)}, by function:`);
