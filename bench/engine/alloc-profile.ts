@@ -13,7 +13,8 @@
  *   - by function: V8's sampling heap profiler, collected objects included (an estimate, sampled every 128
  *     bytes), as self bytes per command of each allocating function.
  */
-import { Session } from 'node:inspector';
+import type { HeapProfiler } from 'node:inspector';
+import { Session } from 'node:inspector/promises';
 import { constants, performance, PerformanceObserver } from 'node:perf_hooks';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -28,16 +29,10 @@ const MEASURED = 200_000;
 const BLOCK = 2_000;
 const TOP = Number(process.env.TOP ?? 25);
 
-interface ProfileNode {
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  selfSize: number;
-  children: ProfileNode[];
-}
-
 const session = new Session();
 session.connect();
-const post = <T>(method: string, params?: object): Promise<T> =>
-  new Promise((done, fail) => session.post(method, params, (err, r) => (err ? fail(err) : done(r as T))));
+/** Collected objects count too (garbage is what we are after); these two flags are newer than @types/node's. */
+const sampling = { samplingInterval: 128, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
 
 const w = generateWorkload({ ops: WARM + MEASURED, seed: 20261122, users: USERS, tsStart: BASE_TS + 100_000, idBase: 0 });
 const cmds = engineCommands(w);
@@ -79,12 +74,12 @@ async function exactBytesPerCommand(create: EngineFactory, measured: Command[]):
 
 async function sampledByFunction(create: EngineFactory, measured: Command[]): Promise<Map<string, number>> {
   const engine = warmEngine(create);
-  await post('HeapProfiler.enable');
-  await post('HeapProfiler.startSampling', { samplingInterval: 128, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  await session.post('HeapProfiler.enable');
+  await session.post('HeapProfiler.startSampling', sampling);
   for (const cmd of measured) engine.apply(cmd);
-  const { profile } = await post<{ profile: { head: ProfileNode } }>('HeapProfiler.stopSampling');
+  const { profile } = await session.post('HeapProfiler.stopSampling');
   const bytes = new Map<string, number>();
-  const walk = (n: ProfileNode): void => {
+  const walk = (n: HeapProfiler.SamplingHeapProfileNode): void => {
     if (n.selfSize > 0) {
       const f = n.callFrame;
       const key = `${f.functionName || '(anonymous)'} (${f.url.split('/').pop()})`;
