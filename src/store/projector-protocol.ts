@@ -1,11 +1,12 @@
 /** Messages between ThreadedSqliteProjector and its worker thread. */
-import type { EventBatch, ProjectResult } from './projector.js';
+import type { ProjectResult } from './projector.js';
 
 export interface ProjectorWorkerInit {
   /** SQLite read-model file (already migrated by the main thread). */
   file: string;
 }
 
-export type ProjectorRequest = { kind: 'project'; id: number; batches: EventBatch[] } | { kind: 'close'; id: number };
+/** `batches`: the event batches as projector-codec.ts writes them (the buffer is transferred). */
+export type ProjectorRequest = { kind: 'project'; id: number; batches: Uint8Array } | { kind: 'close'; id: number };
 
 export type ProjectorReply = { id: number; ok: true; result?: ProjectResult } | { id: number; ok: false; message: string };

@@ -4,6 +4,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openReadStore } from './open.js';
+import { decodeEventBatches } from './projector-codec.js';
 import type { ProjectorReply, ProjectorRequest, ProjectorWorkerInit } from './projector-protocol.js';
 import { lowerThreadPriority } from '../workers/thread-priority.js';
 import { nameThread } from '../workers/thread-name.js';
@@ -24,7 +25,7 @@ port.on('message', (req: ProjectorRequest) => {
         await store.close();
         reply = { id: req.id, ok: true };
       } else {
-        reply = { id: req.id, ok: true, result: await store.projector.project(req.batches) };
+        reply = { id: req.id, ok: true, result: await store.projector.project(decodeEventBatches(req.batches)) };
       }
     } catch (err) {
       reply = { id: req.id, ok: false, message: err instanceof Error ? err.message : String(err) };

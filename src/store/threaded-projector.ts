@@ -3,8 +3,9 @@
  *
  * The read model is written ~once per order (orders table with its indexes, plus fills, positions…), and
  * SQLite's own work was the largest single cost left on the event loop in the HTTP benchmark. Here the
- * event loop only posts the batches (a structured clone); the worker runs the same Projector (its
- * synchronous SQLite path) on its own connection. Readers on the main thread's connection see each
+ * event loop only encodes the batches (projector-codec.ts: a structured clone of them cost more than
+ * applying their commands) and transfers the bytes; the worker decodes them and runs the same Projector
+ * (its synchronous SQLite path) on its own connection. Readers on the main thread's connection see each
  * project() call's transaction all or nothing (WAL).
  *
  * A crashed worker fails the calls in flight and is replaced; as with the in-process projector, the feed
@@ -13,6 +14,7 @@
 import type { Worker } from 'node:worker_threads';
 import { startSiblingWorker } from '../workers/start-worker.js';
 import type { EventBatch, ProjectResult } from './projector.js';
+import { ProjectorEncoder } from './projector-codec.js';
 import type { ProjectorReply, ProjectorRequest, ProjectorWorkerInit } from './projector-protocol.js';
 
 interface Call {
@@ -26,6 +28,7 @@ export class ThreadedSqliteProjector {
   private readonly calls = new Map<number, Call>();
   private nextId = 1;
   private closed = false;
+  private readonly encoder = new ProjectorEncoder();
 
   constructor(private readonly init: ProjectorWorkerInit) {
     ({ worker: this.worker, ready: this.ready } = this.spawn());
@@ -38,7 +41,13 @@ export class ThreadedSqliteProjector {
 
   project(batches: readonly EventBatch[]): Promise<ProjectResult> {
     if (this.closed) return Promise.reject(new Error('projector is closed'));
-    return this.call({ kind: 'project', id: this.nextId++, batches: batches as EventBatch[] }) as Promise<ProjectResult>;
+    let bytes: Uint8Array;
+    try {
+      bytes = this.encoder.encode(batches);
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    return this.call({ kind: 'project', id: this.nextId++, batches: bytes }, [bytes.buffer as ArrayBuffer]) as Promise<ProjectResult>;
   }
 
   async close(): Promise<void> {
@@ -48,12 +57,12 @@ export class ThreadedSqliteProjector {
     await this.worker.terminate();
   }
 
-  private call(req: ProjectorRequest): Promise<ProjectResult | undefined> {
+  private call(req: ProjectorRequest, transfer: ArrayBuffer[] = []): Promise<ProjectResult | undefined> {
     return new Promise((resolve, reject) => {
       this.calls.set(req.id, { resolve: resolve as (r: ProjectResult) => void, reject });
       if (this.calls.size === 1) this.worker.ref();
       try {
-        this.worker.postMessage(req);
+        this.worker.postMessage(req, transfer);
       } catch (err) {
         this.calls.delete(req.id);
         reject(err instanceof Error ? err : new Error(String(err)));
