@@ -21,6 +21,9 @@
  * (which throws for a bigint, as before). KEYS and VALUES are part of the format: append only.
  */
 
+import { ByteReader } from '../codec/byte-reader.js';
+import { ByteWriter } from '../codec/byte-writer.js';
+
 export const BINARY_FORMAT = 1;
 
 const KEYS = [
@@ -73,11 +76,7 @@ export function isBinaryKind(kind: string): boolean {
  * Appends encoded commands to one growing buffer. `encode` returns false (having written nothing) when
  * the value must be journaled as JSON text instead.
  */
-export class CommandEncoder {
-  buf: Uint8Array;
-  pos = 0;
-  private f64 = new Float64Array(1);
-  private f64Bytes = new Uint8Array(this.f64.buffer);
+export class CommandEncoder extends ByteWriter {
   /**
    * Commands of one kind have the same keys in the same order, so the n-th key of a command is usually the
    * n-th key of the previous one of its kind: remembered per position, it costs a pointer comparison
@@ -88,18 +87,6 @@ export class CommandEncoder {
   private readonly hintKeyIdx = new Int32Array(HINTS);
   private readonly hintVal: Array<string | undefined> = new Array<string | undefined>(HINTS).fill(undefined);
   private readonly hintValIdx = new Int32Array(HINTS);
-
-  constructor(capacity = 1 << 16) {
-    this.buf = new Uint8Array(capacity);
-  }
-
-  /** Hands the written bytes over (the buffer may be transferred) and goes on in `next` (or a new buffer). */
-  take(next?: Uint8Array): Uint8Array {
-    const out = this.buf.subarray(0, this.pos);
-    this.buf = next ?? new Uint8Array(Math.max(1 << 12, this.buf.length));
-    this.pos = 0;
-    return out;
-  }
 
   encode(value: object): boolean {
     const start = this.pos;
@@ -116,19 +103,10 @@ export class CommandEncoder {
     }
   }
 
-  private ensure(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    let cap = this.buf.length * 2;
-    while (cap < this.pos + n) cap *= 2;
-    const next = new Uint8Array(cap);
-    next.set(this.buf.subarray(0, this.pos));
-    this.buf = next;
-  }
-
   private value(v: unknown, depth: number): void {
     switch (typeof v) {
       case 'string':
-        this.string(v);
+        this.text(v);
         return;
       case 'number':
         this.number(v);
@@ -180,7 +158,7 @@ export class CommandEncoder {
         }
       } else {
         this.buf[this.pos++] = K_INLINE;
-        this.string(key);
+        this.text(key);
       }
       this.value(v, depth);
     }
@@ -222,39 +200,12 @@ export class CommandEncoder {
         this.uint(-v);
       }
     } else if (Number.isFinite(v)) {
-      this.ensure(9);
-      this.buf[this.pos++] = T_F64;
-      this.f64[0] = v;
-      this.buf.set(this.f64Bytes, this.pos);
-      this.pos += 8;
+      this.byte(T_F64);
+      this.f64(v);
     } else {
       this.ensure(1);
       this.buf[this.pos++] = T_NULL;
     }
-  }
-
-  /** LEB128 of a non-negative safe integer; the caller has ensured room for it (≤ 8 bytes). */
-  private uint(v: number): void {
-    this.ensure(8);
-    const buf = this.buf;
-    let pos = this.pos;
-    if (v > 0x7fffffff) {
-      // Above 31 bits: 28 low bits (four groups) by integer ops on the low word, then the rest, which is
-      // below 2^25 for a safe integer (float division and modulo per group cost ~3x as much).
-      let lo = v >>> 0;
-      const hi = (v - lo) / 0x10000000; // exact: v − lo is a multiple of 2^32, so of 2^28
-      for (let k = 0; k < 4; k++) {
-        buf[pos++] = (lo & 0x7f) | 0x80;
-        lo >>>= 7;
-      }
-      v = hi + lo; // lo now holds bits 28..31 of the low word, below 16; hi is a multiple of 16
-    }
-    while (v > 0x7f) {
-      buf[pos++] = (v & 0x7f) | 0x80;
-      v >>>= 7;
-    }
-    buf[pos++] = v;
-    this.pos = pos;
   }
 
   /** A string that is usually one of VALUES; `p`: its key's position (for the cache). */
@@ -268,7 +219,7 @@ export class CommandEncoder {
       this.hintValIdx[p] = d;
     }
     if (d < 0) {
-      this.string(s);
+      this.text(s);
       return;
     }
     this.ensure(2);
@@ -276,38 +227,8 @@ export class CommandEncoder {
     this.buf[this.pos++] = d;
   }
 
-  private string(s: string): void {
-    const n = s.length;
-    this.ensure(9 + 2 * n);
-    const start = this.pos;
-    this.buf[this.pos++] = T_ASCII;
-    this.uint(n);
-    const buf = this.buf;
-    let pos = this.pos;
-    for (let i = 0; i < n; i++) {
-      const c = s.charCodeAt(i);
-      if (c >= 0x80) {
-        this.pos = start;
-        this.utf16(s);
-        return;
-      }
-      buf[pos++] = c;
-    }
-    this.pos = pos;
-  }
-
-  private utf16(s: string): void {
-    const n = s.length;
-    this.buf[this.pos++] = T_UTF16;
-    this.uint(n);
-    const buf = this.buf;
-    let pos = this.pos;
-    for (let i = 0; i < n; i++) {
-      const c = s.charCodeAt(i);
-      buf[pos++] = c & 0xff;
-      buf[pos++] = c >>> 8;
-    }
-    this.pos = pos;
+  private text(s: string): void {
+    this.string(s, T_ASCII, T_UTF16);
   }
 }
 
@@ -316,36 +237,16 @@ export function decodeCommand(body: Uint8Array): unknown {
   if (body.length === 0 || body[0] !== BINARY_FORMAT) {
     throw new Error(`unknown journal body format ${body.length === 0 ? '(empty)' : body[0]}`);
   }
-  const d = new Decoder(Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.length));
+  const d = new Decoder(body);
   d.pos = 1;
   const v = d.value();
   if (d.pos !== body.length) throw new Error(`journal body has ${body.length - d.pos} trailing bytes`);
   return v;
 }
 
-class Decoder {
-  pos = 0;
-  private readonly f64 = new Float64Array(1);
-  private readonly f64Bytes = new Uint8Array(this.f64.buffer);
-
-  constructor(private readonly buf: Buffer) {}
-
-  private byte(): number {
-    if (this.pos >= this.buf.length) throw new Error('journal body truncated');
-    return this.buf[this.pos++];
-  }
-
-  private uint(): number {
-    let v = 0;
-    let mul = 1;
-    for (;;) {
-      const b = this.byte();
-      v += (b & 0x7f) * mul;
-      if (b < 0x80) break;
-      mul *= 128;
-      if (mul > 2 ** 56) throw new Error('journal body: varint too long');
-    }
-    return v;
+class Decoder extends ByteReader {
+  constructor(body: Uint8Array) {
+    super(body, 'journal body:');
   }
 
   value(): unknown {
@@ -356,19 +257,15 @@ class Decoder {
       case T_TRUE: return true;
       case T_UINT: return this.uint();
       case T_NINT: return -this.uint();
-      case T_F64: {
-        if (this.pos + 8 > this.buf.length) throw new Error('journal body truncated');
-        for (let i = 0; i < 8; i++) this.f64Bytes[i] = this.buf[this.pos++];
-        return this.f64[0];
-      }
+      case T_F64: return this.f64();
       case T_ASCII:
       case T_UTF16:
       case T_DICT:
         this.pos--;
-        return this.string();
+        return this.text();
       case T_ARRAY: {
         const n = this.uint();
-        if (n > this.buf.length) throw new Error('journal body: bad array length');
+        if (n > this.length) this.fail('bad array length');
         const a = new Array<unknown>(n);
         for (let i = 0; i < n; i++) a[i] = this.value();
         return a;
@@ -379,32 +276,26 @@ class Decoder {
           const k = this.byte();
           if (k === K_END) return o;
           let key: string;
-          if (k === K_INLINE) key = this.string();
+          if (k === K_INLINE) key = this.text();
           else if (k < KEYS.length) key = KEYS[k];
-          else throw new Error(`journal body: bad key ${k}`);
+          else this.fail(`bad key ${k}`);
           const v = this.value();
           if (key === '__proto__') Object.defineProperty(o, key, { value: v, enumerable: true, writable: true, configurable: true });
           else o[key] = v;
         }
       }
       default:
-        throw new Error(`journal body: bad tag ${tag}`);
+        this.fail(`bad tag ${tag}`);
     }
   }
 
-  private string(): string {
-    const tag = this.byte();
-    if (tag === T_DICT) {
+  private text(): string {
+    if (this.pos < this.length && this.buf[this.pos] === T_DICT) {
+      this.pos++;
       const i = this.byte();
-      if (i >= VALUES.length) throw new Error(`journal body: bad dictionary string ${i}`);
+      if (i >= VALUES.length) this.fail(`bad dictionary string ${i}`);
       return VALUES[i];
     }
-    if (tag !== T_ASCII && tag !== T_UTF16) throw new Error(`journal body: bad string tag ${tag}`);
-    const n = this.uint();
-    const end = this.pos + (tag === T_ASCII ? n : 2 * n);
-    if (end > this.buf.length) throw new Error('journal body truncated');
-    const s = n === 0 ? '' : tag === T_ASCII ? this.buf.toString('latin1', this.pos, end) : this.buf.toString('utf16le', this.pos, end);
-    this.pos = end;
-    return s;
+    return this.string(T_ASCII, T_UTF16);
   }
 }

@@ -17,6 +17,8 @@
 import type {
   EngineEvent, FillView, FundingChangeView, InstrumentStateView, OrderFeeView, OrderView, PositionView, TradeView,
 } from '../engine/records.js';
+import { ByteReader } from '../codec/byte-reader.js';
+import { ByteWriter } from '../codec/byte-writer.js';
 import type { EventBatch } from './projector.js';
 
 export const PROJECTOR_CODEC_VERSION = 1;
@@ -59,11 +61,7 @@ const MAX_DEPTH = 64;
  * and hands out an exact-size copy, which the caller may transfer. (A fresh buffer per call, sized by a
  * guess, was zero-filled and often regrown or mostly unused; copying ~0.5 kB per command costs less.)
  */
-export class ProjectorEncoder {
-  private buf = new Uint8Array(1 << 16);
-  private view = new DataView(this.buf.buffer);
-  private pos = 0;
-
+export class ProjectorEncoder extends ByteWriter {
   encode(batches: readonly EventBatch[]): Uint8Array {
     this.pos = 0;
     this.byte(PROJECTOR_CODEC_VERSION);
@@ -146,24 +144,20 @@ export class ProjectorEncoder {
   private value(v: unknown, depth: number): void {
     switch (typeof v) {
       case 'number':
-        this.ensure(9);
-        this.buf[this.pos++] = T_NUMBER;
-        this.view.setFloat64(this.pos, v, true);
-        this.pos += 8;
+        this.byte(T_NUMBER);
+        this.f64(v);
         return;
       case 'string':
-        this.string(v);
+        this.text(v);
         return;
       case 'bigint': {
         const n = Number(v);
         if (Number.isSafeInteger(n)) {
-          this.ensure(9);
-          this.buf[this.pos++] = T_BIGINT;
-          this.view.setFloat64(this.pos, n, true);
-          this.pos += 8;
+          this.byte(T_BIGINT);
+          this.f64(n);
         } else {
           this.byte(T_BIGINT_TEXT);
-          this.string(v.toString());
+          this.text(v.toString());
         }
         return;
       }
@@ -189,7 +183,7 @@ export class ProjectorEncoder {
           this.byte(T_OBJECT);
           this.uint(keys.length);
           for (const k of keys) {
-            this.string(k);
+            this.text(k);
             this.value(o[k], depth + 1);
           }
         }
@@ -200,69 +194,8 @@ export class ProjectorEncoder {
     }
   }
 
-  private string(s: string): void {
-    const n = s.length;
-    this.ensure(6 + 2 * n);
-    const start = this.pos;
-    this.buf[this.pos++] = T_ASCII;
-    this.uint(n);
-    const buf = this.buf;
-    let p = this.pos;
-    for (let i = 0; i < n; i++) {
-      const c = s.charCodeAt(i);
-      if (c >= 0x80) {
-        this.pos = start;
-        this.utf16(s);
-        return;
-      }
-      buf[p++] = c;
-    }
-    this.pos = p;
-  }
-
-  private utf16(s: string): void {
-    const n = s.length;
-    this.buf[this.pos++] = T_UTF16;
-    this.uint(n);
-    const buf = this.buf;
-    let p = this.pos;
-    for (let i = 0; i < n; i++) {
-      const c = s.charCodeAt(i);
-      buf[p++] = c & 0xff;
-      buf[p++] = c >>> 8;
-    }
-    this.pos = p;
-  }
-
-  private byte(b: number): void {
-    this.ensure(1);
-    this.buf[this.pos++] = b;
-  }
-
-  private f64(v: number): void {
-    this.ensure(8);
-    this.view.setFloat64(this.pos, v, true);
-    this.pos += 8;
-  }
-
-  /** LEB128 of a length (< 2^32). */
-  private uint(v: number): void {
-    this.ensure(5);
-    while (v > 0x7f) {
-      this.buf[this.pos++] = (v & 0x7f) | 0x80;
-      v >>>= 7;
-    }
-    this.buf[this.pos++] = v;
-  }
-
-  private ensure(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    let cap = this.buf.length * 2;
-    while (cap < this.pos + n) cap *= 2;
-    const next = new Uint8Array(cap);
-    next.set(this.buf.subarray(0, this.pos));
-    this.buf = next;
-    this.view = new DataView(next.buffer);
+  private text(s: string): void {
+    this.string(s, T_ASCII, T_UTF16);
   }
 }
 
@@ -270,7 +203,7 @@ export class ProjectorEncoder {
 export function decodeEventBatches(bytes: Uint8Array): EventBatch[] {
   const d = new ProjectorDecoder(bytes);
   const version = d.byte();
-  if (version !== PROJECTOR_CODEC_VERSION) throw new Error(`projector codec: unknown version ${version}`);
+  if (version !== PROJECTOR_CODEC_VERSION) d.fail(`unknown version ${version}`);
   const n = d.uint();
   const out: EventBatch[] = [];
   for (let b = 0; b < n; b++) {
@@ -281,7 +214,7 @@ export function decodeEventBatches(bytes: Uint8Array): EventBatch[] {
     for (let i = 0; i < count; i++) events.push(d.event());
     out.push({ seq, ts, events });
   }
-  if (d.pos !== bytes.length) throw new Error(`projector codec: ${bytes.length - d.pos} trailing bytes`);
+  if (d.pos !== bytes.length) d.fail(`${bytes.length - d.pos} trailing bytes`);
   return out;
 }
 
@@ -289,15 +222,10 @@ export function decodeEventBatches(bytes: Uint8Array): EventBatch[] {
 const SHORT_STRING = 24;
 const SHORT_CACHE = 256;
 
-class ProjectorDecoder {
-  pos = 0;
+class ProjectorDecoder extends ByteReader {
   private readonly shortCache = new Array<string | undefined>(SHORT_CACHE).fill(undefined);
-  private readonly view: DataView;
-  private readonly buf: Buffer;
-
   constructor(bytes: Uint8Array) {
-    this.buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+    super(bytes, 'projector codec:');
   }
 
   event(): EngineEvent {
@@ -312,7 +240,7 @@ class ProjectorDecoder {
       case E_ORDER_FEE: return { type: 'orderFee', fee: this.orderFee() };
       case E_INSTRUMENT: return { type: 'instrument', instrument: this.instrument() };
       case E_BOOK: return { type: 'book', instrument: this.v() as string, t: this.v() as number };
-      default: throw new Error(`projector codec: unknown event code ${code}`);
+      default: return this.fail(`unknown event code ${code}`);
     }
   }
 
@@ -389,30 +317,6 @@ class ProjectorDecoder {
     return this.tagged(this.byte(), 1) as T;
   }
 
-  byte(): number {
-    if (this.pos >= this.buf.length) throw new Error('projector codec: truncated');
-    return this.buf[this.pos++];
-  }
-
-  f64(): number {
-    if (this.pos + 8 > this.buf.length) throw new Error('projector codec: truncated');
-    const v = this.view.getFloat64(this.pos, true);
-    this.pos += 8;
-    return v;
-  }
-
-  uint(): number {
-    let v = 0;
-    let mul = 1;
-    for (;;) {
-      const b = this.byte();
-      v += (b & 0x7f) * mul;
-      if (b < 0x80) return v;
-      mul *= 128;
-      if (mul > 2 ** 35) throw new Error('projector codec: length too long');
-    }
-  }
-
   private value(depth: number): unknown {
     return this.tagged(this.byte(), depth);
   }
@@ -425,25 +329,25 @@ class ProjectorDecoder {
       case T_TRUE: return true;
       case T_NUMBER: return this.f64();
       case T_BIGINT: return BigInt(this.f64());
-      case T_BIGINT_TEXT: return BigInt(this.string());
+      case T_BIGINT_TEXT: return BigInt(this.text());
       case T_ASCII:
       case T_UTF16:
         this.pos--;
-        return this.string();
+        return this.text();
       case T_ARRAY: {
-        if (depth >= MAX_DEPTH) throw new Error('projector codec: nested too deeply');
+        if (depth >= MAX_DEPTH) this.fail('nested too deeply');
         const n = this.uint();
-        if (n > this.buf.length - this.pos) throw new Error('projector codec: bad array length');
+        if (n > this.length - this.pos) this.fail('bad array length');
         const a = new Array<unknown>(n);
         for (let i = 0; i < n; i++) a[i] = this.value(depth + 1);
         return a;
       }
       case T_OBJECT: {
-        if (depth >= MAX_DEPTH) throw new Error('projector codec: nested too deeply');
+        if (depth >= MAX_DEPTH) this.fail('nested too deeply');
         const n = this.uint();
         const o: Record<string, unknown> = {};
         for (let i = 0; i < n; i++) {
-          const k = this.string();
+          const k = this.text();
           const v = this.value(depth + 1);
           // A key named __proto__ is an own property in a clone, not the prototype.
           if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
@@ -452,28 +356,20 @@ class ProjectorDecoder {
         return o;
       }
       default:
-        throw new Error(`projector codec: bad tag ${tag}`);
+        return this.fail(`bad tag ${tag}`);
     }
   }
 
-  private string(): string {
-    const tag = this.byte();
-    if (tag !== T_ASCII && tag !== T_UTF16) throw new Error(`projector codec: bad string tag ${tag}`);
-    const n = this.uint();
-    const start = this.pos;
-    const end = start + (tag === T_ASCII ? n : 2 * n);
-    if (end > this.buf.length) throw new Error('projector codec: truncated');
-    this.pos = end;
-    if (n === 0) return '';
-    if (tag === T_UTF16) return this.buf.toString('utf16le', start, end);
-    return n <= SHORT_STRING ? this.shortAscii(start, n) : this.buf.toString('latin1', start, end);
+  private text(): string {
+    return this.string(T_ASCII, T_UTF16);
   }
 
   /**
    * A short ASCII string, from a small cache of the ones seen (sides, statuses, instruments, coins, reasons
    * repeat in every batch): comparing a few bytes costs less than Buffer.toString's native call and copy.
    */
-  private shortAscii(start: number, n: number): string {
+  protected override ascii(start: number, n: number): string {
+    if (n > SHORT_STRING) return super.ascii(start, n);
     const buf = this.buf;
     let h = n;
     for (let i = start; i < start + n; i++) h = (Math.imul(h, 31) + buf[i]) | 0;
@@ -489,9 +385,8 @@ class ProjectorDecoder {
       }
       if (same) return cached;
     }
-    const s = buf.toString('latin1', start, start + n);
+    const s = super.ascii(start, n);
     this.shortCache[slot] = s;
     return s;
   }
-
 }
