@@ -1,5 +1,5 @@
 // Cost of handing event batches to the projector worker (not a test):
-//   node --max-semi-space-size=256 --import tsx bench/projector-codec.ts
+//   npm run bench:codec
 // The engine benchmark's seeded stream (bench/engine/workload.ts: 55% limit, 35% cancel, 10% taker; 1,000
 // users) is applied once; its event batches are then written and read in groups of CODEC_GROUP commands by
 //   ours  ProjectorEncoder / decodeEventBatches (src/store/projector-codec.ts), what the app sends,
