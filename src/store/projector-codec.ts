@@ -2,10 +2,10 @@
  * The bytes that carry event batches from the event loop to the projector worker (ThreadedSqliteProjector).
  *
  * Hand-written instead of postMessage's structured clone, which V8 does with its ValueSerializer: that writes
- * every property name of every object, and cost the event loop ~10 µs per command for a command's ~5 small
- * views, more than applying the command (and the worker ~15 µs to read back). Here the frequent events'
+ * every property name of every object, and cost the event loop ~6–10 µs per command for a command's ~5
+ * small views, more than applying the command (and the worker ~12–15 µs to read back). Here the frequent events'
  * views are written as their values only, field by field in a fixed order, into one buffer that is
- * transferred (not copied); ~3x cheaper to write and to read (bench/projector-codec.ts).
+ * transferred (not copied): 2-3x cheaper to write, 3-4x to read (npm run bench:codec, measured 2026-11-23).
  *
  * Decoding gives back what a structured clone gives for these values: the same own keys (a key the object
  * lacks stays absent, `undefined` stays a present undefined), numbers as float64 (−0 and NaN included),
@@ -77,9 +77,8 @@ export class ProjectorEncoder extends ByteWriter {
   }
 
   private event(e: EngineEvent): void {
-    // Each view is written by its own function with plain property loads, field by field in the order its
-    // decoder reads them (a loop over field names reading view[name] cost twice as much, and building
-    // objects by name on the worker four times as much).
+    // Each view is written field by field in the order its decoder reads them back: the decoder builds each
+    // view as one object literal (adding the fields by name, from a list, took ~3x as long on the worker).
     switch (e.type) {
       case 'order': this.byte(E_ORDER); this.order(e.order); return;
       case 'fill': this.byte(E_FILL); this.fill(e.fill); return;
