@@ -91,8 +91,7 @@ export class CommandEncoder extends ByteWriter {
   encode(value: object): boolean {
     const start = this.pos;
     try {
-      this.ensure(1);
-      this.buf[this.pos++] = BINARY_FORMAT;
+      this.byte(BINARY_FORMAT);
       this.keyPos = 0;
       this.value(value, 0);
       return true;
@@ -112,13 +111,11 @@ export class CommandEncoder extends ByteWriter {
         this.number(v);
         return;
       case 'boolean':
-        this.ensure(1);
-        this.buf[this.pos++] = v ? T_TRUE : T_FALSE;
+        this.byte(v ? T_TRUE : T_FALSE);
         return;
       case 'object':
         if (v === null) {
-          this.ensure(1);
-          this.buf[this.pos++] = T_NULL;
+          this.byte(T_NULL);
           return;
         }
         if (depth >= MAX_DEPTH) throw DECLINE;
@@ -134,8 +131,7 @@ export class CommandEncoder extends ByteWriter {
   private object(o: Record<string, unknown>, depth: number): void {
     const proto: unknown = Object.getPrototypeOf(o);
     if ((proto !== Object.prototype && proto !== null) || o.toJSON !== undefined) throw DECLINE;
-    this.ensure(1);
-    this.buf[this.pos++] = T_OBJECT;
+    this.byte(T_OBJECT);
     for (const key in o) {
       const v = o[key];
       const t = typeof v;
@@ -149,35 +145,31 @@ export class CommandEncoder extends ByteWriter {
         this.hintKey[p] = key;
         this.hintKeyIdx[p] = k;
       }
-      this.ensure(1);
       if (k >= 0) {
-        this.buf[this.pos++] = k;
+        this.byte(k);
         if (t === 'string' && IS_ENUM_KEY[k]) {
           this.enumString(v as string, p);
           continue;
         }
       } else {
-        this.buf[this.pos++] = K_INLINE;
+        this.byte(K_INLINE);
         this.text(key);
       }
       this.value(v, depth);
     }
-    this.ensure(1);
-    this.buf[this.pos++] = K_END;
+    this.byte(K_END);
   }
 
   private array(a: unknown[], depth: number): void {
     if ((a as { toJSON?: unknown }).toJSON !== undefined || Object.getPrototypeOf(a) !== Array.prototype) throw DECLINE;
     const n = a.length;
-    this.ensure(1);
-    this.buf[this.pos++] = T_ARRAY;
+    this.byte(T_ARRAY);
     this.uint(n);
     for (let i = 0; i < n; i++) {
       const v = a[i];
       const t = typeof v;
       if (t === 'undefined' || t === 'function' || t === 'symbol') {
-        this.ensure(1);
-        this.buf[this.pos++] = T_NULL;
+        this.byte(T_NULL);
       } else {
         this.value(v, depth);
       }
@@ -187,24 +179,16 @@ export class CommandEncoder extends ByteWriter {
   private number(v: number): void {
     if (v >= 0 && v <= 0x7fffffff && (v | 0) === v) {
       // Covers -0 too (JSON writes it as 0).
-      this.ensure(6);
-      this.buf[this.pos++] = T_UINT;
+      this.byte(T_UINT);
       this.uint(v);
     } else if (Number.isSafeInteger(v)) {
-      this.ensure(9);
-      if (v > 0) {
-        this.buf[this.pos++] = T_UINT;
-        this.uint(v);
-      } else {
-        this.buf[this.pos++] = T_NINT;
-        this.uint(-v);
-      }
+      this.byte(v > 0 ? T_UINT : T_NINT);
+      this.uint(v > 0 ? v : -v);
     } else if (Number.isFinite(v)) {
       this.byte(T_F64);
       this.f64(v);
     } else {
-      this.ensure(1);
-      this.buf[this.pos++] = T_NULL;
+      this.byte(T_NULL);
     }
   }
 
@@ -222,9 +206,8 @@ export class CommandEncoder extends ByteWriter {
       this.text(s);
       return;
     }
-    this.ensure(2);
-    this.buf[this.pos++] = T_DICT;
-    this.buf[this.pos++] = d;
+    this.byte(T_DICT);
+    this.byte(d);
   }
 
   private text(s: string): void {
