@@ -1321,6 +1321,7 @@ export class Engine implements ExchangeEngine {
       o.stopPrice = input.stopPrice!;
       const ref = m.markPrice ?? m.lastPrice;
       o.triggerUp = ref === null ? o.isBid : o.stopPrice > ref;
+      m.stops.retarget(o);
       if (ref !== null && ref === o.stopPrice) this.triggerStop(acc, m, o);
       return { ok: true, order: o };
     }
@@ -1518,10 +1519,10 @@ export class Engine implements ExchangeEngine {
   private runTriggers(m: Market): void {
     const mark = m.markPrice;
     if (mark === null) return;
-    const due = [...m.stops].filter((o) => (o.triggerUp ? mark >= o.stopPrice! : mark <= o.stopPrice!));
-    for (const o of due) if (o.isLive && o.triggeredAt === null) this.triggerStop(this.accountOf(o.userId), m, o);
-    const fired = [...this.tpslIndex.onInstrument(m.id)].filter((t) => t.status === 'active' && tpslFires(t, mark));
-    for (const t of fired) if (t.status === 'active') this.fireTpSl(t);
+    if (m.stops.size > 0) {
+      for (const o of m.stops.takeDue(mark)) if (o.isLive && o.triggeredAt === null) this.triggerStop(this.accountOf(o.userId), m, o);
+    }
+    for (const t of this.tpslIndex.takeDue(m.id, mark)) if (t.status === 'active') this.fireTpSl(t);
   }
 
   // =====================================================================================================
@@ -1559,6 +1560,7 @@ export class Engine implements ExchangeEngine {
     if (waiting === undefined) return;
     for (const t of waiting) {
       t.status = 'active';
+      this.tpslIndex.arm(t);
       this.touchTpSl(t);
     }
   }
@@ -1568,8 +1570,10 @@ export class Engine implements ExchangeEngine {
     const waiting = this.tpslIndex.takeWaiting(o);
     if (waiting === undefined) return;
     for (const t of waiting) {
-      if (o.filledQuantity > 0) t.status = 'active';
-      else {
+      if (o.filledQuantity > 0) {
+        t.status = 'active';
+        this.tpslIndex.arm(t);
+      } else {
         t.status = 'cancelled';
         t.cancelledReason = `Order ${o.status.toLowerCase()} without a fill`;
         this.dropTpSl(t);
@@ -1665,6 +1669,7 @@ export class Engine implements ExchangeEngine {
     t.type = type;
     t.quantity = quantity;
     t.price = price;
+    if (t.status === 'active') this.tpslIndex.arm(t);
     this.touchTpSl(t);
     return { ok: true, tpsl: tpslView(t) };
   }
@@ -1780,7 +1785,8 @@ export class Engine implements ExchangeEngine {
   }
 
   checkInvariants(): void {
-    const problem = findInvariantViolation(this.s) ?? this.tpslIndex.problemWith(this.s.tpsls);
+    let problem = findInvariantViolation(this.s) ?? this.tpslIndex.problemWith(this.s.tpsls);
+    for (const m of this.s.markets.values()) problem ??= m.stops.problem();
     if (problem) throw new Error(`engine invariant violated: ${problem}`);
   }
 

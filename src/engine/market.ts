@@ -4,7 +4,7 @@ import type { TradingState } from '../domain/enums.js';
 import type { Account } from './account.js';
 import type { InstrumentRules } from './instrument-rules.js';
 import { OrderBook } from './order-book.js';
-import type { OrderState } from './order.js';
+import { StopOrders } from './stop-orders.js';
 import type { DepthView, InstrumentStateView } from './records.js';
 
 export class Market {
@@ -18,8 +18,8 @@ export class Market {
   shortInterest: Units = 0;
   /** Accounts holding a position here (derived from the accounts, not snapshotted): who a tick or funding concerns. */
   readonly holders = new Set<Account>();
-  /** STOP_LIMIT orders waiting for their trigger, in arrival order (a Set: a cancel takes one out in O(1)). */
-  readonly stops = new Set<OrderState>();
+  /** STOP_LIMIT orders waiting for their trigger, in arrival order and by stop price. */
+  readonly stops = new StopOrders();
   /** Funding: Σ premium-index samples (1e-8 fractions) and their count since the last settlement. */
   premiumSum = 0n;
   premiumSamples = 0;

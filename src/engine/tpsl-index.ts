@@ -9,9 +9,14 @@
  * Each group lists its TpSl in creation order, the order of EngineState.tpsls (a Set keeps insertion order
  * and deletes in O(1)), so walking a group gives the TpSl in the same order as filtering the whole map did:
  * events come out in the same order, and a restored engine behaves like the one that was never stopped.
+ *
+ * The active TpSl of each instrument are also in a TriggerQueue by price, so a price tick takes the ones it
+ * fires without scanning the others; their seq is the creation order, the order the scan fired them in.
  */
+import type { Units } from '../domain/fixed.js';
 import type { OrderState } from './order.js';
-import type { TpSlState } from './tpsl.js';
+import { tpslFiresRising, type TpSlState } from './tpsl.js';
+import { TriggerQueue } from './trigger-queue.js';
 
 const NONE: ReadonlySet<TpSlState> = new Set();
 
@@ -20,11 +25,17 @@ export class TpSlIndex {
   private readonly byInstrument = new Map<string, Set<TpSlState>>();
   private readonly waiting = new Map<OrderState, TpSlState[]>();
   private readonly waitingOn = new Map<TpSlState, OrderState>();
+  /** Creation order of the live TpSl (the seq of their triggers). */
+  private readonly createdSeq = new Map<TpSlState, number>();
+  private seq = 0;
+  private readonly triggers = new Map<string, TriggerQueue<TpSlState>>();
 
   /** Adds a live TpSl; `order`: the live order it waits on (status waitOrder), else null. */
   add(t: TpSlState, order: OrderState | null): void {
     groupOf(this.byUser, t.userId).add(t);
     groupOf(this.byInstrument, t.instrument).add(t);
+    this.createdSeq.set(t, ++this.seq);
+    if (t.status === 'active') this.arm(t);
     if (order !== null) {
       const list = this.waiting.get(order);
       if (list === undefined) this.waiting.set(order, [t]);
@@ -37,6 +48,8 @@ export class TpSlIndex {
   delete(t: TpSlState): void {
     ungroup(this.byUser, t.userId, t);
     ungroup(this.byInstrument, t.instrument, t);
+    this.createdSeq.delete(t);
+    this.triggers.get(t.instrument)?.remove(t);
     const order = this.waitingOn.get(t);
     if (order === undefined) return;
     this.waitingOn.delete(t);
@@ -56,6 +69,22 @@ export class TpSlIndex {
     this.waiting.delete(o);
     for (const t of list) this.waitingOn.delete(t);
     return list;
+  }
+
+  /** `t` is active with its current type and price: (re)places its trigger. Call on each such change. */
+  arm(t: TpSlState): void {
+    let queue = this.triggers.get(t.instrument);
+    if (queue === undefined) this.triggers.set(t.instrument, (queue = new TriggerQueue()));
+    queue.set(t, t.price, tpslFiresRising(t), this.createdSeq.get(t)!);
+  }
+
+  /**
+   * Takes the active TpSl on `instrument` that `mark` fires out of the trigger queue, in creation order.
+   * They stay live until the caller fires (and deletes) them.
+   */
+  takeDue(instrument: string, mark: Units): TpSlState[] {
+    const queue = this.triggers.get(instrument);
+    return queue === undefined || queue.size === 0 ? [] : queue.takeDue(mark);
   }
 
   /** The user's live TpSl, in creation order. */
@@ -80,11 +109,24 @@ export class TpSlIndex {
     let inInstruments = 0;
     for (const group of this.byInstrument.values()) inInstruments += group.size;
     if (inUsers !== live.size || inInstruments !== live.size) return `TpSl index holds ${inUsers}/${inInstruments} of ${live.size} live TpSl`;
+    let armed = 0;
+    for (const queue of this.triggers.values()) armed += queue.size;
+    let active = 0;
+    let lastSeq = 0;
     for (const t of live.values()) {
+      const seq = this.createdSeq.get(t);
+      if (seq === undefined || seq <= lastSeq) return `TpSl ${t.id} is out of creation order`;
+      lastSeq = seq;
+      const key = this.triggers.get(t.instrument)?.keyOf(t);
+      if (t.status === 'active') {
+        active++;
+        if (key === undefined || key.price !== t.price || key.rising !== tpslFiresRising(t) || key.seq !== seq) return `TpSl ${t.id} has no current trigger`;
+      } else if (key !== undefined) return `TpSl ${t.id} (${t.status}) has a trigger`;
       const order = this.waitingOn.get(t);
       if ((t.status === 'waitOrder') !== (order !== undefined)) return `TpSl ${t.id} (${t.status}) is ${order ? '' : 'not '}indexed as waiting`;
       if (order !== undefined && (order.userId !== t.userId || order.key !== t.orderKey || !order.isLive)) return `TpSl ${t.id} waits on the wrong order`;
     }
+    if (armed !== active) return `${armed} TpSl triggers for ${active} active TpSl`;
     return null;
   }
 }

@@ -17,10 +17,12 @@ export function tpslView(t: TpSlState): TpSlView {
  * stop-loss at mark ≤ price. A BUY TpSl closes a short: take-profit at mark ≤ price, stop-loss at mark ≥ price.
  */
 export function tpslFires(t: TpSlState, mark: Units): boolean {
-  const above = mark >= t.price;
-  const below = mark <= t.price;
-  if (t.side === 'SELL') return t.type === 'take-profit' ? above : below;
-  return t.type === 'take-profit' ? below : above;
+  return tpslFiresRising(t) ? mark >= t.price : mark <= t.price;
+}
+
+/** Whether the TpSl fires on a rising mark (mark ≥ price: SELL take-profit, BUY stop-loss) rather than a falling one. */
+export function tpslFiresRising(t: Pick<TpSlState, 'side' | 'type'>): boolean {
+  return (t.side === 'SELL') === (t.type === 'take-profit');
 }
 
 /** A TpSl still able to fire or to become active. */

@@ -516,6 +516,29 @@ describe('STOP_LIMIT orders', () => {
     assert.equal(ev.triggeredAt, h.ts);
     assert.deepEqual(depth(h).bids, [{ price: U('102500'), quantity: U('0.02') }]);
   });
+
+  it('one tick triggers every crossed stop, in arrival order whatever their stop prices; a replace keeps its place', () => {
+    const h = setup();
+    mark(h, '100000');
+    // Armed in this order; stop prices deliberately not in arrival order. Each rests as a limit far from
+    // the (empty) book when triggered, so its NEW event with triggeredAt shows when it fired.
+    const a = h.order(1, { side: 'BUY', qty: '0.01', price: '90000', stop: '101500' });
+    const b = h.order(2, { side: 'BUY', qty: '0.01', price: '90000', stop: '100500' });
+    const c = h.order(3, { side: 'SELL', qty: '0.01', price: '110000', stop: '99000' }); // falls: not crossed by a rise
+    const d = h.order(4, { side: 'BUY', qty: '0.01', price: '90000', stop: '103000' }); // beyond this tick
+    const e = h.order(1, { side: 'BUY', qty: '0.01', price: '90000', stop: '104000' });
+    // e moves its stop below a's and b's: still the last of them to arrive.
+    h.ok({ kind: 'order.replace', userId: 1, replace: { orderId: e.id, quantity: U('0.01'), limitPrice: U('90000'), stopPrice: U('100200') } });
+    const r = mark(h, '102000');
+    const triggered = evs(r, 'order').map((ev) => ev.order).filter((o) => o.triggeredAt === h.ts).map((o) => o.id);
+    assert.deepEqual(triggered, [a.id, b.id, e.id]);
+    assert.equal(h.engine.getOrder(3, c.id)!.triggeredAt, null);
+    assert.equal(h.engine.getOrder(4, d.id)!.triggeredAt, null);
+    // The falling stop fires on the way down, d never (the mark stays below 103000).
+    const down = mark(h, '98500');
+    assert.deepEqual(evs(down, 'order').map((ev) => ev.order).filter((o) => o.triggeredAt === h.ts).map((o) => o.id), [c.id]);
+    assert.equal(h.engine.getOrder(4, d.id)!.triggeredAt, null);
+  });
 });
 
 describe('replace', () => {
