@@ -368,6 +368,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     const fundingClock = new FundingClock({
       intervalMs: config.fundingIntervalMs, ratePeriodMs: config.fundingRatePeriodMs, submit, log: log.child({ module: 'funding' }),
       instruments: () => engine.instrumentConfigs().map((c) => c.id),
+      lastSettledAt: (id) => engine.instrumentState(id)?.fundingRateAt ?? null,
     });
     fundingClock.start();
     cleanups.push(() => fundingClock.stop());

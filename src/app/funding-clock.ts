@@ -1,8 +1,13 @@
 /**
  * Sends `funding.settle` for every instrument at each funding boundary (multiples of the interval since the
  * epoch, so restarts keep the same schedule). The engine computes and pays; this only decides when, and the
- * command is journaled, so replay reproduces the settlement. A boundary missed while the process was down is
- * not paid afterwards.
+ * command is journaled, so replay reproduces the settlement.
+ *
+ * A boundary missed while the process was down (an instrument last settled before the latest boundary) is
+ * settled once at start, with one period's rate from the premium samples taken before the stop: the holders
+ * then are the holders at the missed boundary, since no order could change a position in between. Several
+ * missed boundaries still pay one period (nobody could manage a position while the venue was down). An
+ * instrument never settled is left to its first boundary: nothing says it was trading at the missed one.
  */
 import type pino from 'pino';
 import type { CommandResult } from '../engine/records.js';
@@ -14,6 +19,8 @@ export interface FundingClockOptions {
   /** Time each settlement's rate covers (the command's intervalMs); absent or 0 = intervalMs. */
   ratePeriodMs?: number;
   instruments: () => string[];
+  /** When the instrument was last settled (ms), null if never: finds boundaries missed while down. */
+  lastSettledAt?: (instrument: string) => number | null;
   submit: (cmd: CommandInput) => Promise<CommandResult>;
   log: pino.Logger;
   now?: () => number;
@@ -32,7 +39,32 @@ export class FundingClock {
   start(): void {
     if (!this.stopped || this.opts.intervalMs <= 0) return;
     this.stopped = false;
-    this.schedule();
+    const missed = this.missedAtStart();
+    if (missed.length === 0) {
+      this.schedule();
+      return;
+    }
+    this.inFlight = this.settle(missed).finally(() => {
+      this.inFlight = undefined;
+      this.schedule();
+    });
+  }
+
+  /** Instruments settled before, but not at or since the latest boundary. */
+  private missedAtStart(): string[] {
+    const lastSettledAt = this.opts.lastSettledAt;
+    if (lastSettledAt === undefined) return [];
+    const interval = this.opts.intervalMs;
+    const latestBoundary = Math.floor(this.now() / interval) * interval;
+    const missed: string[] = [];
+    for (const instrument of this.opts.instruments()) {
+      const last = lastSettledAt(instrument);
+      if (last === null || last >= latestBoundary) continue;
+      const boundaries = latestBoundary / interval - Math.floor(last / interval);
+      this.opts.log.info({ instrument, lastSettledAt: last, boundaries }, 'funding boundary missed while down: settling now');
+      missed.push(instrument);
+    }
+    return missed;
   }
 
   private schedule(): void {
@@ -40,15 +72,15 @@ export class FundingClock {
     const t = this.now();
     const next = (Math.floor(t / this.opts.intervalMs) + 1) * this.opts.intervalMs;
     this.timer = setTimeout(() => {
-      this.inFlight = this.settleAll().finally(() => {
+      this.inFlight = this.settle(this.opts.instruments()).finally(() => {
         this.inFlight = undefined;
         this.schedule();
       });
     }, next - t);
   }
 
-  private async settleAll(): Promise<void> {
-    for (const instrument of this.opts.instruments()) {
+  private async settle(instruments: string[]): Promise<void> {
+    for (const instrument of instruments) {
       try {
         const r = await this.opts.submit({ kind: 'funding.settle', instrument, intervalMs: this.opts.ratePeriodMs || this.opts.intervalMs });
         if (!r.reply.ok) this.opts.log.warn({ instrument, error: r.reply.error }, 'funding settlement refused');

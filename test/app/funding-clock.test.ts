@@ -71,3 +71,42 @@ it('config: the rate period defaults to the interval, and funding can be switche
   assert.throws(() => loadConfig({ INDEX_FEED: 'magic' }), /INDEX_FEED must be/);
   assert.throws(() => loadConfig({ INDEX_FEED_VOLATILITY: '2' }), /INDEX_FEED_VOLATILITY/);
 });
+
+it('at start, settles at once each instrument whose latest boundary passed while the process was down', async () => {
+  const interval = 1_000_000;
+  const now = 7 * interval + 250; // just after the boundary at 7 intervals
+  const settledAt: Record<string, number | null> = {
+    BTCUSDT: 5 * interval + 12, // last settled at the boundary two intervals ago: missed 6 and 7
+    ETHUSDT: 7 * interval + 3, // settled at the latest boundary before the restart: nothing missed
+    SOLUSDT: null, // never settled: nothing says it traded at the missed boundary
+  };
+  const sent: CommandInput[] = [];
+  const logged: unknown[] = [];
+  const log = pino({ level: 'info' }, { write: (line: string) => logged.push(JSON.parse(line)) });
+  const clock = new FundingClock({
+    intervalMs: interval, instruments: () => Object.keys(settledAt), lastSettledAt: (id) => settledAt[id], now: () => now, log,
+    submit: async (cmd) => {
+      sent.push(cmd);
+      return { reply: { ok: true }, events: [] };
+    },
+  });
+  clock.start();
+  await clock.stop(); // waits for the catch-up settlement in flight
+  assert.deepEqual(sent, [{ kind: 'funding.settle', instrument: 'BTCUSDT', intervalMs: interval }], 'one settlement, one period, only for the missed instrument');
+  assert.ok(logged.some((l) => (l as { instrument?: string; boundaries?: number }).instrument === 'BTCUSDT' && (l as { boundaries?: number }).boundaries === 2));
+});
+
+it('without lastSettledAt (or nothing missed) nothing is settled before the next boundary', async () => {
+  const sent: CommandInput[] = [];
+  const clock = new FundingClock({
+    intervalMs: 10_000_000, instruments: () => ['BTCUSDT'], lastSettledAt: () => Date.now(), log: pino({ level: 'silent' }),
+    submit: async (cmd) => {
+      sent.push(cmd);
+      return { reply: { ok: true }, events: [] };
+    },
+  });
+  clock.start();
+  await new Promise((r) => setTimeout(r, 20));
+  await clock.stop();
+  assert.deepEqual(sent, []);
+});
