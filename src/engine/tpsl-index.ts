@@ -1,17 +1,16 @@
 /**
- * The live TpSl (EngineState.tpsls) grouped the ways the engine looks them up: by user, by instrument, and
- * by the order a TpSl waits on (status waitOrder). Derived, not state: the engine rebuilds it from the state
- * on restore.
+ * The live TpSl (EngineState.tpsls) grouped the ways the engine looks them up: by user, by the order a TpSl
+ * waits on (status waitOrder), and the active ones by instrument in a TriggerQueue by price. Derived, not
+ * state: the engine rebuilds it from the state on restore.
  *
  * Without it every fill, every order that ended and every price tick scanned all TpSl of the venue: with
- * 10,000 live TpSl the engine ran about 100 times slower (bench:engine's TpSl row).
+ * 10,000 live TpSl the engine ran about 100 times slower (bench:engine's TpSl row), and a tick with 10,000
+ * active TpSl waiting cost ~0.1 ms more (bench/engine/trigger-ticks.ts).
  *
  * Each group lists its TpSl in creation order, the order of EngineState.tpsls (a Set keeps insertion order
- * and deletes in O(1)), so walking a group gives the TpSl in the same order as filtering the whole map did:
- * events come out in the same order, and a restored engine behaves like the one that was never stopped.
- *
- * The active TpSl of each instrument are also in a TriggerQueue by price, so a price tick takes the ones it
- * fires without scanning the others; their seq is the creation order, the order the scan fired them in.
+ * and deletes in O(1)), and a tick fires its TpSl in that order too (their trigger's seq), so events come
+ * out in the same order as filtering the whole map did, and a restored engine behaves like the one that was
+ * never stopped.
  */
 import type { Units } from '../domain/fixed.js';
 import type { OrderState } from './order.js';
@@ -22,7 +21,6 @@ const NONE: ReadonlySet<TpSlState> = new Set();
 
 export class TpSlIndex {
   private readonly byUser = new Map<number, Set<TpSlState>>();
-  private readonly byInstrument = new Map<string, Set<TpSlState>>();
   private readonly waiting = new Map<OrderState, TpSlState[]>();
   private readonly waitingOn = new Map<TpSlState, OrderState>();
   /** Creation order of the live TpSl (the seq of their triggers). */
@@ -33,7 +31,6 @@ export class TpSlIndex {
   /** Adds a live TpSl; `order`: the live order it waits on (status waitOrder), else null. */
   add(t: TpSlState, order: OrderState | null): void {
     groupOf(this.byUser, t.userId).add(t);
-    groupOf(this.byInstrument, t.instrument).add(t);
     this.createdSeq.set(t, ++this.seq);
     if (t.status === 'active') this.arm(t);
     if (order !== null) {
@@ -47,7 +44,6 @@ export class TpSlIndex {
   /** The TpSl left the live set (EngineState.tpsls). */
   delete(t: TpSlState): void {
     ungroup(this.byUser, t.userId, t);
-    ungroup(this.byInstrument, t.instrument, t);
     this.createdSeq.delete(t);
     this.triggers.get(t.instrument)?.remove(t);
     const order = this.waitingOn.get(t);
@@ -92,11 +88,6 @@ export class TpSlIndex {
     return this.byUser.get(userId) ?? NONE;
   }
 
-  /** The live TpSl on an instrument, in creation order. */
-  onInstrument(instrument: string): ReadonlySet<TpSlState> {
-    return this.byInstrument.get(instrument) ?? NONE;
-  }
-
   /** What differs from the live TpSl `live` (invariant check), or null. */
   problemWith(live: ReadonlyMap<string, TpSlState>): string | null {
     let inUsers = 0;
@@ -106,9 +97,7 @@ export class TpSlIndex {
         inUsers++;
       }
     }
-    let inInstruments = 0;
-    for (const group of this.byInstrument.values()) inInstruments += group.size;
-    if (inUsers !== live.size || inInstruments !== live.size) return `TpSl index holds ${inUsers}/${inInstruments} of ${live.size} live TpSl`;
+    if (inUsers !== live.size) return `TpSl index holds ${inUsers} of ${live.size} live TpSl`;
     let armed = 0;
     for (const queue of this.triggers.values()) armed += queue.size;
     let active = 0;
