@@ -35,6 +35,22 @@ function send(reply: FastifyReply, status: number, code: string, message: string
   return reply.code(status).type('application/json; charset=utf-8').send({ error: { code, message } });
 }
 
+/**
+ * Fastify's `frameworkErrors` option: errors its router raises before any route (and so before the error
+ * handler) runs. Without it they leave in Fastify's own shape (`{ error: "Bad Request", code, message,
+ * statusCode }`), where `error` is a string.
+ */
+export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  if (err.code === 'FST_ERR_BAD_URL') {
+    void send(reply, 400, 'INVALID_URL', 'Invalid URL: a path segment is not a valid percent-encoded component');
+  } else if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    void send(reply, 414, 'URI_TOO_LONG', 'Invalid URL: a path parameter is longer than allowed');
+  } else {
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    void send(reply, status, status === 500 ? 'INTERNAL_ERROR' : err.code || 'BAD_REQUEST', status === 500 ? 'Internal server error' : err.message);
+  }
+}
+
 export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof ApiError) return send(reply, err.status, err.code, err.message);

@@ -3,7 +3,7 @@
  * EIP-712 payload the client must have signed. Shared by the single and the batch (mass-limit) routes.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { isOrderIdDateAllowed } from '../domain/order-id.js';
+import { isOrderIdDateAllowed, isSystemOrderIdSpace } from '../domain/order-id.js';
 import type { ExchangeEngine } from '../engine/api.js';
 import type { PlaceOrderInput, TpSlInput } from '../engine/commands.js';
 import { StringEnum } from '../records/common.js';
@@ -86,6 +86,9 @@ export interface PrepareContext {
 
 function checkId(id: string, now: number): void {
   if (!isOrderIdDateAllowed(id, now)) throw badRequest('INVALID_ORDER_ID', 'Invalid order ID date');
+  if (isSystemOrderIdSpace(id)) {
+    throw badRequest('INVALID_ORDER_ID', 'Invalid order id: ids whose hex part starts with ffffffffff are reserved for orders the exchange creates');
+  }
 }
 
 function tpslInputs(r: A.Rules, list: Static<typeof TpSlList> | undefined): TpSlInput[] | undefined {

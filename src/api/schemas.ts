@@ -18,7 +18,7 @@ export const Decimal = Type.Union([
 
 const V2 = '[0-9]{5}:[0-9A-Fa-f]{26}';
 const V1 = '[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}';
-export const OrderIdV2 = Type.String({ pattern: `^${V2}$`, description: 'version 2 order id: DDDDD:<26 hex>' });
+export const OrderIdV2 = Type.String({ pattern: `^${V2}$`, description: 'version 2 order id: DDDDD:<26 hex>; hex starting with ffffffffff is reserved for orders the exchange creates' });
 export const OrderIdAny = Type.String({ pattern: `^(${V2}|${V1})$`, description: 'version 1 (UUID) or version 2 order id' });
 
 export const SideSchema = StringEnum(SIDES);

@@ -8,7 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { installAuthentication } from './authenticate.js';
 import type { RouteContext } from './context.js';
 import { DEFAULT_API_CONFIG, type ApiDeps } from './deps.js';
-import { installErrorHandling } from './errors.js';
+import { frameworkErrors, installErrorHandling } from './errors.js';
 import { installJsonParser } from './json-parser.js';
 import { installOauthScopes } from './oauth-scopes.js';
 import { installOpenApi } from './openapi.js';
@@ -55,6 +55,8 @@ async function base(ctx: RouteContext, opts: ServerOptions, title: string): Prom
     trustProxy: opts.trustProxy ?? false,
     // Route params/queries are untrusted input; cap their size before they reach the validator.
     routerOptions: { maxParamLength: 200 },
+    // Router errors (bad percent-escape, over-long parameter) in the `{ error: { code, message } }` shape.
+    frameworkErrors,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     // During a graceful stop, requests that arrive on an open keep-alive socket are served (with

@@ -84,3 +84,18 @@ export function orderIdDigits(id: string): string | null {
 export function systemOrderId(tsMs: number, sequence: number): string {
   return `${orderIdPrefix(tsMs)}:${'f'.repeat(10)}${sequence.toString(16).padStart(16, '0')}`;
 }
+
+/**
+ * Whether a v2 id lies in the namespace of systemOrderId (26 hex digits starting with ten f's, either case).
+ * Lookups key an order by its 26 digits per user, so a client order holding such an id would share it with
+ * an order the engine creates for that user later; the gateway refuses these ids on create. A random UUID
+ * starts with ten f's once in 2^40.
+ */
+export function isSystemOrderIdSpace(id: string): boolean {
+  if (typeof id !== 'string' || scanV2(id) < 0) return false;
+  for (let i = 6; i < 16; i++) {
+    const c = id.charCodeAt(i);
+    if (c !== 102 /* f */ && c !== 70 /* F */) return false;
+  }
+  return true;
+}

@@ -29,6 +29,11 @@ export interface HistoryOptions {
   since?: StreamPosition;
   /** Maximum publications returned; 0 returns only the stream top. */
   limit: number;
+  /**
+   * Newest first (Centrifugo's `reverse`): the last `limit` publications, or with `since` those before
+   * that position (exclusive), in descending offset order.
+   */
+  reverse?: boolean;
 }
 
 export interface HistoryResult {

@@ -336,10 +336,9 @@ export class Connection implements SubscriptionOwner {
     }
     const since = req.since ? { offset: Number(req.since.offset ?? 0), epoch: req.since.epoch ?? '' } : undefined;
     const limit = Math.min(Number(req.limit ?? 0), this.ctx.settings.maxRecoveredPublications);
-    const h = await this.ctx.broker.history(req.channel, { since, limit });
+    const h = await this.ctx.broker.history(req.channel, { since, limit, reverse: req.reverse === true });
     if (this.isClosed) return;
-    let pubs = h.publications.map((p) => ({ data: p.data, offset: p.offset }));
-    if (req.reverse) pubs = pubs.reverse();
+    const pubs = h.publications.map((p) => ({ data: p.data, offset: p.offset }));
     this.enqueueString(encodeReply(id, 'history', { publications: pubs, offset: h.offset, epoch: h.epoch }));
   }
 

@@ -92,7 +92,18 @@ export class InMemoryBroker implements Broker {
     trimExpired(stream, now);
     const result: HistoryResult = { publications: [], offset: stream.top, epoch: stream.epoch };
     if (opts.limit <= 0) return result;
-    const after = opts.since && opts.since.epoch === stream.epoch ? opts.since.offset : 0;
+    const since = opts.since && opts.since.epoch === stream.epoch ? opts.since.offset : null;
+    if (opts.reverse) {
+      // Newest first: from the top down, or from just below `since`.
+      for (let i = stream.entries.length - 1; i >= 0; i--) {
+        const e = stream.entries[i];
+        if (since !== null && e.offset >= since) continue;
+        result.publications.push({ offset: e.offset, data: e.data });
+        if (result.publications.length >= opts.limit) break;
+      }
+      return result;
+    }
+    const after = since ?? 0;
     for (const e of stream.entries) {
       if (e.offset <= after) continue;
       result.publications.push({ offset: e.offset, data: e.data });

@@ -306,6 +306,16 @@ describe('gateway routes', () => {
     assertError(await app.inject({ method: 'GET', url: '/api/nothing' }), 404, 'NOT_FOUND');
   });
 
+  test('router errors use the error shape too: a malformed percent-escape (400) and an over-long path parameter (414)', async () => {
+    for (const url of ['/api/order/%ZZ', '/api/order/%ZZ/fill', '/api/market/%E0%A4%A/deep', '/api/tpsl/BTCUSDT/%zz']) {
+      assertError(await app.inject({ method: url.includes('tpsl') ? 'DELETE' : 'GET', url, headers: AUTH }), 400, 'INVALID_URL');
+    }
+    const long = 'a'.repeat(500);
+    for (const [method, url] of [['GET', `/api/order/${long}`], ['DELETE', `/api/order/${long}`], ['GET', `/api/market/${long}/deep`]] as const) {
+      assertError(await app.inject({ method, url, headers: AUTH }), 414, 'URI_TOO_LONG');
+    }
+  });
+
   test('market data: depth grouping, best level, bounds', async () => {
     const best = (await app.inject({ method: 'GET', url: '/api/market/BTCUSDT/deep?marketLevel=1' })).json();
     assert.deepEqual(best, { t: NOW - 2, asks: [{ price: 100001, quantity: 1 }], bids: [{ price: 99999, quantity: 1 }] });

@@ -115,6 +115,35 @@ describe('recovery', () => {
     c.disconnect();
   });
 
+  test('history command: limit, since, and reverse = the newest first (centrifuge HistoryOptions)', async () => {
+    const ch = 'test:private-u4';
+    for (let i = 1; i <= 6; i++) await rt.publish(ch, { i });
+    const c = client(url);
+    const { sub } = recoverable(c, ch, { data: { accessToken: 'token-of-u4' } });
+    c.connect();
+    sub.subscribe();
+    await subscribed(sub);
+    const seqs = (h: { publications: PublicationContext[] }) => h.publications.map((p) => [p.offset, (p.data as { i: number }).i]);
+    // Forward: the oldest kept first.
+    let h = await sub.history({ limit: 2 });
+    assert.deepEqual(seqs(h), [[1, 1], [2, 2]]);
+    assert.equal(h.offset, 6);
+    h = await sub.history({ limit: 2, since: { offset: 3, epoch: h.epoch } });
+    assert.deepEqual(seqs(h), [[4, 4], [5, 5]]);
+    // Reverse: the newest first, so limit 2 gives the last two publications.
+    h = await sub.history({ limit: 2, reverse: true });
+    assert.deepEqual(seqs(h), [[6, 6], [5, 5]]);
+    h = await sub.history({ limit: 10, reverse: true });
+    assert.deepEqual(seqs(h).map(([o]) => o), [6, 5, 4, 3, 2, 1]);
+    // Reverse from a position: what came before it, newest first.
+    h = await sub.history({ limit: 2, reverse: true, since: { offset: 4, epoch: h.epoch } });
+    assert.deepEqual(seqs(h), [[3, 3], [2, 2]]);
+    h = await sub.history({ limit: 0, reverse: true });
+    assert.deepEqual(h.publications, []);
+    assert.equal(h.offset, 6);
+    c.disconnect();
+  });
+
   test('non-recoverable channel: recover request is not honoured, no offsets', async () => {
     const c = client(url);
     c.connect();
