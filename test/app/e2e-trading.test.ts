@@ -233,6 +233,11 @@ describe('e2e: two bots trade BTCUSDT over HTTP', () => {
     // Cancelling a filled order does not make it CANCELLED.
     ok(await A.del(`/api/order/${sellId}`), 'cancel after fill');
     assert.equal((await A.order(sellId)).status, 'FILLED');
+    // Replacing a finished order: 409 saying it is no longer open (GET still shows it), not "not found".
+    assertError(await A.put(`/api/order/${o.id}/limit`, await A.replaceBody(o.id, '0.01', 101000)), 409, 'ORDER_NOT_OPEN');
+    assertError(await A.put(`/api/order/${sellId}/limit`, await A.replaceBody(sellId, '0.01', 101000)), 409, 'ORDER_NOT_OPEN');
+    assertError(await A.put(`/api/order/${newOrderId()}/limit`, await A.replaceBody(o.id, '0.01', 101000)), 404, 'ORDER_NOT_FOUND');
+    assert.equal((await A.order(sellId)).status, 'FILLED');
 
     const x1 = resting(await A.limit({ side: 'SELL', quantity: '0.01', limitPrice: 103000 }));
     const x2 = resting(await A.limit({ side: 'BUY', quantity: '0.01', limitPrice: 95000 }));

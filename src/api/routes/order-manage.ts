@@ -7,7 +7,7 @@ import { BatchResultRecord, CancelResultRecord, type BatchResultRecord as BatchR
 import * as A from '../amounts.js';
 import { SECURITY, userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
-import { badRequest, notFound } from '../errors.js';
+import { ApiError, badRequest, notFound } from '../errors.js';
 import { execute } from '../execute.js';
 import { Body, Decimal, InstrumentParams, OrderIdAny, OrderIdParams, PostOnly, Signature, Smp } from '../schemas.js';
 import { replaceLimitMessage, replaceStopLimitMessage, requireSignature, signedBy } from '../signatures.js';
@@ -31,10 +31,17 @@ export function orderManageRoutes(ctx: RouteContext) {
   return async function plugin(app: FastifyInstance) {
     const tags = ['orders'];
 
-    /** The caller's order, its instrument rules, or 404. */
-    function ownOrder(userId: number, orderId: string) {
+    /**
+     * The caller's open order and its instrument rules; 409 for one of theirs that is no longer open (its
+     * history is still readable, so "not found" would contradict GET), 404 otherwise.
+     */
+    async function ownOpenOrder(userId: number, orderId: string) {
       const order = ctx.engine.getOrder(userId, orderId);
-      if (!order) throw notFound('ORDER_NOT_FOUND', `Order ${orderId} not found`);
+      if (!order) {
+        const past = await ctx.readStore?.getOrder(userId, orderId);
+        if (past) throw new ApiError(409, 'ORDER_NOT_OPEN', `Order ${orderId} is no longer open (filled, cancelled or expired) and cannot be replaced`);
+        throw notFound('ORDER_NOT_FOUND', `Order ${orderId} not found`);
+      }
       const config = ctx.engine.instrumentConfig(order.instrument);
       if (!config) throw notFound('INSTRUMENT_NOT_FOUND', `Unknown instrument ${order.instrument}`);
       return { order, rules: A.rulesOf(config) };
@@ -47,7 +54,7 @@ export function orderManageRoutes(ctx: RouteContext) {
       const user = userOf(req);
       const { orderId } = req.params as Static<typeof OrderIdParams>;
       const b = req.body as Static<typeof ReplaceLimitBody>;
-      const { rules } = ownOrder(user.exchangeId, orderId);
+      const { rules } = await ownOpenOrder(user.exchangeId, orderId);
       const replace: ReplaceInput = { orderId, quantity: A.quantity(rules, b.quantity), limitPrice: A.price(rules, b.limitPrice, 'limitPrice') };
       if (b.postOnly !== undefined) replace.postOnly = b.postOnly === 'yes';
       if (b.smp) replace.smp = { smp: b.smp.smp, smpId: b.smp.smpId };
@@ -63,7 +70,7 @@ export function orderManageRoutes(ctx: RouteContext) {
       const user = userOf(req);
       const { orderId } = req.params as Static<typeof OrderIdParams>;
       const b = req.body as Static<typeof ReplaceStopLimitBody>;
-      const { rules } = ownOrder(user.exchangeId, orderId);
+      const { rules } = await ownOpenOrder(user.exchangeId, orderId);
       const replace: ReplaceInput = {
         orderId, quantity: A.quantity(rules, b.quantity), limitPrice: A.price(rules, b.limitPrice, 'limitPrice'), stopPrice: A.price(rules, b.stopPrice, 'stopPrice'),
       };
