@@ -303,16 +303,15 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     // ---- real-time ----
     let publish: (channel: string, data: unknown) => unknown = () => undefined;
     let hasSubscribers: (channel: string) => boolean = () => true;
-    // The instruments channel reads the rolling 24 h statistics folded so far; the fold catches up at most once a second.
-    let statsFoldedAt = 0;
-    const liveInstrumentStats = (instrument: string) => {
-      const now = Date.now();
-      if (now - statsFoldedAt >= 1000) {
-        statsFoldedAt = now;
-        exchangeStatistics.refresh().catch((err: unknown) => log.warn({ err }, 'statistics fold failed'));
-      }
-      return exchangeStatistics.instrumentStats(instrument);
-    };
+    // The instruments channel reads the rolling 24 h statistics folded so far (synchronously, on each instrument
+    // change). The fold catches up once a second whether or not anyone listens, so the first publication after a
+    // quiet stretch carries current figures (a fold triggered by the publication itself came one late: zeros).
+    const foldStatistics = () => void exchangeStatistics.refresh().catch((err: unknown) => log.warn({ err }, 'statistics fold failed'));
+    foldStatistics();
+    const statsTimer = setInterval(foldStatistics, 1000);
+    statsTimer.unref();
+    cleanups.push(() => clearInterval(statsTimer));
+    const liveInstrumentStats = (instrument: string) => exchangeStatistics.instrumentStats(instrument);
     const channels = new ExchangeChannels({
       env: config.channelEnv,
       engine,
