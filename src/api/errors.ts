@@ -40,15 +40,22 @@ function send(reply: FastifyReply, status: number, code: string, message: string
  * handler) runs. Without it they leave in Fastify's own shape (`{ error: "Bad Request", code, message,
  * statusCode }`), where `error` is a string.
  */
-export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   if (err.code === 'FST_ERR_BAD_URL') {
     void send(reply, 400, 'INVALID_URL', 'Invalid URL: a path segment is not a valid percent-encoded component');
   } else if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
     void send(reply, 414, 'URI_TOO_LONG', 'Invalid URL: a path parameter is longer than allowed');
   } else {
-    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
-    void send(reply, status, status === 500 ? 'INTERNAL_ERROR' : err.code || 'BAD_REQUEST', status === 500 ? 'Internal server error' : err.message);
+    void sendFastifyError(err, request, reply);
   }
+}
+
+/** Any other Fastify error: its 4xx status with our code for it, else a 500 (a bug: logged, nothing internal told). */
+function sendFastifyError(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const status = err.statusCode ?? 500;
+  if (status >= 400 && status < 500) return send(reply, status, FASTIFY_CODES[err.code] ?? (err.code || 'BAD_REQUEST'), err.message);
+  request.log.error({ err }, 'unhandled error');
+  return send(reply, 500, 'INTERNAL_ERROR', 'Internal server error');
 }
 
 export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
@@ -68,13 +75,7 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
     if (err instanceof SyntaxError || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
       return send(reply, 400, 'INVALID_JSON', `Request body is not valid JSON: ${err.message}`);
     }
-    const status = fe.statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      return send(reply, status, FASTIFY_CODES[fe.code] ?? (fe.code || 'BAD_REQUEST'), err.message);
-    }
-    // Anything else is a bug: log it fully, tell the client nothing internal.
-    request.log.error({ err }, 'unhandled error');
-    return send(reply, 500, 'INTERNAL_ERROR', 'Internal server error');
+    return sendFastifyError(fe, request, reply);
   });
   app.setNotFoundHandler((request, reply) => send(reply, 404, 'NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`));
 }

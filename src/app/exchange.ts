@@ -311,13 +311,12 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     const statsTimer = setInterval(foldStatistics, 1000);
     statsTimer.unref();
     cleanups.push(() => clearInterval(statsTimer));
-    const liveInstrumentStats = (instrument: string) => exchangeStatistics.instrumentStats(instrument);
     const channels = new ExchangeChannels({
       env: config.channelEnv,
       engine,
       publish: (ch, data) => publish(ch, data),
       hasSubscribers: (ch) => hasSubscribers(ch),
-      instrumentStats: liveInstrumentStats,
+      instrumentStats: (instrument) => exchangeStatistics.instrumentStats(instrument),
       auth,
       bookIntervalMs: config.bookPublishIntervalMs,
       heartbeatMs: config.heartbeatMs,

@@ -40,14 +40,8 @@ export class FundingClock {
     if (!this.stopped || this.opts.intervalMs <= 0) return;
     this.stopped = false;
     const missed = this.missedAtStart();
-    if (missed.length === 0) {
-      this.schedule();
-      return;
-    }
-    this.inFlight = this.settle(missed).finally(() => {
-      this.inFlight = undefined;
-      this.schedule();
-    });
+    if (missed.length === 0) this.schedule();
+    else this.settleThenSchedule(missed);
   }
 
   /** Instruments settled before, but not at or since the latest boundary. */
@@ -71,12 +65,14 @@ export class FundingClock {
     if (this.stopped) return;
     const t = this.now();
     const next = (Math.floor(t / this.opts.intervalMs) + 1) * this.opts.intervalMs;
-    this.timer = setTimeout(() => {
-      this.inFlight = this.settle(this.opts.instruments()).finally(() => {
-        this.inFlight = undefined;
-        this.schedule();
-      });
-    }, next - t);
+    this.timer = setTimeout(() => this.settleThenSchedule(this.opts.instruments()), next - t);
+  }
+
+  private settleThenSchedule(instruments: string[]): void {
+    this.inFlight = this.settle(instruments).finally(() => {
+      this.inFlight = undefined;
+      this.schedule();
+    });
   }
 
   private async settle(instruments: string[]): Promise<void> {

@@ -80,9 +80,12 @@ export function orderIdDigits(id: string): string | null {
   return scanV2(id) >= 0 ? id : canonicalOrderKey(id);
 }
 
+/** The hex digits that start every system order id's 26 (all f): the namespace isSystemOrderIdSpace reserves. */
+const SYSTEM_ID_MARK = 10;
+
 /** Deterministic id for orders the engine creates itself (liquidation, ADL, TP/SL triggers). */
 export function systemOrderId(tsMs: number, sequence: number): string {
-  return `${orderIdPrefix(tsMs)}:${'f'.repeat(10)}${sequence.toString(16).padStart(16, '0')}`;
+  return `${orderIdPrefix(tsMs)}:${'f'.repeat(SYSTEM_ID_MARK)}${sequence.toString(16).padStart(26 - SYSTEM_ID_MARK, '0')}`;
 }
 
 /**
@@ -93,7 +96,7 @@ export function systemOrderId(tsMs: number, sequence: number): string {
  */
 export function isSystemOrderIdSpace(id: string): boolean {
   if (typeof id !== 'string' || scanV2(id) < 0) return false;
-  for (let i = 6; i < 16; i++) {
+  for (let i = 6; i < 6 + SYSTEM_ID_MARK; i++) {
     const c = id.charCodeAt(i);
     if (c !== 102 /* f */ && c !== 70 /* F */) return false;
   }

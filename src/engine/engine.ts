@@ -1519,9 +1519,7 @@ export class Engine implements ExchangeEngine {
   private runTriggers(m: Market): void {
     const mark = m.markPrice;
     if (mark === null) return;
-    if (m.stops.size > 0) {
-      for (const o of m.stops.takeDue(mark)) if (o.isLive && o.triggeredAt === null) this.triggerStop(this.accountOf(o.userId), m, o);
-    }
+    for (const o of m.stops.takeDue(mark)) if (o.isLive && o.triggeredAt === null) this.triggerStop(this.accountOf(o.userId), m, o);
     for (const t of this.tpslIndex.takeDue(m.id, mark)) if (t.status === 'active') this.fireTpSl(t);
   }
 

@@ -17,10 +17,6 @@ export class StopOrders implements Iterable<OrderState> {
     return this.armed.size;
   }
 
-  has(o: OrderState): boolean {
-    return this.armed.has(o);
-  }
-
   [Symbol.iterator](): Iterator<OrderState> {
     return this.armed.values();
   }

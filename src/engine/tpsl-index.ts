@@ -79,8 +79,7 @@ export class TpSlIndex {
    * They stay live until the caller fires (and deletes) them.
    */
   takeDue(instrument: string, mark: Units): TpSlState[] {
-    const queue = this.triggers.get(instrument);
-    return queue === undefined || queue.size === 0 ? [] : queue.takeDue(mark);
+    return this.triggers.get(instrument)?.takeDue(mark) ?? [];
   }
 
   /** The user's live TpSl, in creation order. */

@@ -64,6 +64,7 @@ export class TriggerQueue<T> {
 
   /** Takes out every trigger that `mark` has crossed and returns their items in seq order. */
   takeDue(mark: Units): T[] {
+    if (this.live.size === 0) return []; // dead entries left behind are dropped by a later pop or compact
     const due: Entry<T>[] = [];
     this.popWhile(this.rising, risingFirst, (e) => e.price <= mark, due);
     this.popWhile(this.falling, fallingFirst, (e) => e.price >= mark, due);
