@@ -15,9 +15,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
 import { opaqueToken, sha256Hex } from '../auth/secrets.js';
+import type { Scope } from '../auth/types.js';
 
-/** read: GET routes of the account; trade: order, position and TpSl changes (still wallet-signed). */
-export const OAUTH_SCOPES = ['read', 'trade'] as const;
+/**
+ * The scopes (src/auth/types.ts) an integration may ask for. read: GET routes of the account; trade: order,
+ * position and TpSl changes (still wallet-signed). Never withdraw or account.
+ */
+export const OAUTH_SCOPES = ['read', 'trade'] as const satisfies readonly Scope[];
 export type OauthScope = (typeof OAUTH_SCOPES)[number];
 export const GRANT_PREFIX = 'pxo_';
 

@@ -27,7 +27,7 @@ function setup() {
     engine,
     publish: (c, d) => void sent.push([c, d]),
     auth: {
-      verifyAccessToken: async (t: string) => (t === 'good' ? { user: USER, expiresAt: 123 } : null),
+      verifyAccessToken: async (t: string) => (t === 'good' ? { user: USER, expiresAt: 123, sessionId: 'session-1' } : null),
     },
     bookIntervalMs: 10,
   });

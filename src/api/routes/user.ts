@@ -2,16 +2,24 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { EmptyResponse, ErrorBody, Nullable } from '../../records/common.js';
-import { ApiKeyCreatedRecord, ApiKeyWireRecord, UserWireRecord, toApiKey, toApiKeyCreated, toUser } from '../../records/user.js';
+import { ApiKeyCreatedRecord, ApiKeyWireRecord, ScopeSchema, UserWireRecord, toApiKey, toApiKeyCreated, toUser } from '../../records/user.js';
 import { SECURITY, userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
 import { Body, Limit, Offset, YesFlag } from '../schemas.js';
 
 const errors = { '4xx': ErrorBody };
-const ApiKeyBody = Body({
+const apiKeyFields = {
   name: Type.Optional(Type.String({ maxLength: 100 })),
   expiresAt: Type.Optional(Nullable(Type.String({ maxLength: 40, description: 'ISO 8601' }))),
-}, 'ApiKeyCreateBody / ApiKeyUpdateBody');
+};
+const ApiKeyCreateBody = Body({
+  ...apiKeyFields,
+  scopes: Type.Optional(Type.Array(ScopeSchema, {
+    minItems: 1, maxItems: 4,
+    description: 'what the key may do; default read and trade. No more than the credential creating it may do.',
+  })),
+}, 'ApiKeyCreateBody');
+const ApiKeyBody = Body(apiKeyFields, 'ApiKeyUpdateBody (scopes are fixed at creation)');
 const ApiKeyParams = Type.Object({
   apiKeyId: Type.String({ pattern: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$', description: 'uuid' }),
 });
@@ -39,20 +47,20 @@ export function userRoutes(ctx: RouteContext) {
       },
     }, async (req) => {
       const q = req.query as Static<typeof ApiKeyListQuery>;
-      const r = ctx.auth.listApiKeys(userOf(req).id, { withDeleted: flag(q.withDeleted), withExpired: flag(q.withExpired), limit: q.limit ?? 50, offset: q.offset ?? 0 });
+      const r = await ctx.auth.listApiKeys(userOf(req).id, { withDeleted: flag(q.withDeleted), withExpired: flag(q.withExpired), limit: q.limit ?? 50, offset: q.offset ?? 0 });
       return { list: r.list.map(toApiKey), count: r.count };
     });
 
     app.post('/api/user/api-key', {
       config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Create an API key (the key is returned once)', body: ApiKeyBody, response: { 200: ApiKeyCreatedRecord, ...errors } },
-    }, async (req) => toApiKeyCreated(ctx.auth.createApiKey(userOf(req).id, (req.body ?? {}) as Static<typeof ApiKeyBody>)));
+      schema: { tags, security: SECURITY, summary: 'Create an API key (the key is returned once)', body: ApiKeyCreateBody, response: { 200: ApiKeyCreatedRecord, ...errors } },
+    }, async (req) => toApiKeyCreated(await ctx.auth.createApiKey(userOf(req).id, (req.body ?? {}) as Static<typeof ApiKeyCreateBody>, req.auth?.scopes)));
 
     app.put('/api/user/api-key/:apiKeyId', {
       config: { auth: true },
       schema: { tags, security: SECURITY, summary: 'Update an API key', params: ApiKeyParams, body: ApiKeyBody, response: { 200: EmptyResponse, ...errors } },
     }, async (req) => {
-      ctx.auth.updateApiKey(userOf(req).id, (req.params as Static<typeof ApiKeyParams>).apiKeyId, req.body as Static<typeof ApiKeyBody>);
+      await ctx.auth.updateApiKey(userOf(req).id, (req.params as Static<typeof ApiKeyParams>).apiKeyId, req.body as Static<typeof ApiKeyBody>, req.auth?.scopes);
       return {};
     });
 
@@ -60,13 +68,13 @@ export function userRoutes(ctx: RouteContext) {
       config: { auth: true },
       schema: { tags, security: SECURITY, summary: 'Delete an API key', params: ApiKeyParams, response: { 200: EmptyResponse, ...errors } },
     }, async (req) => {
-      ctx.auth.deleteApiKey(userOf(req).id, (req.params as Static<typeof ApiKeyParams>).apiKeyId);
+      await ctx.auth.deleteApiKey(userOf(req).id, (req.params as Static<typeof ApiKeyParams>).apiKeyId);
       return {};
     });
 
     app.put('/api/user/api-key/:apiKeyId/regenerate', {
       config: { auth: true },
       schema: { tags, security: SECURITY, summary: 'Regenerate an API key (the new key is returned once)', params: ApiKeyParams, response: { 200: ApiKeyCreatedRecord, ...errors } },
-    }, async (req) => toApiKeyCreated(ctx.auth.regenerateApiKey(userOf(req).id, (req.params as Static<typeof ApiKeyParams>).apiKeyId)));
+    }, async (req) => toApiKeyCreated(await ctx.auth.regenerateApiKey(userOf(req).id, (req.params as Static<typeof ApiKeyParams>).apiKeyId, req.auth?.scopes)));
   };
 }
