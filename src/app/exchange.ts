@@ -15,7 +15,7 @@ import pino from 'pino';
 import { buildAuthServer, buildServer } from '../api/server.js';
 import type { AdminDeps, ApiDeps, StartupStatus } from '../api/deps.js';
 import { openAccountStores, withOauthGrants } from '../accounts/index.js';
-import { createAuthService } from '../auth/index.js';
+import { createAuthService, InProcessSessionEvents } from '../auth/index.js';
 import { loadOrCreateOperatorToken } from '../auth/operator-token.js';
 import { ChainBridge } from '../chain/chain-bridge.js';
 import { SimulatedChain } from '../chain/simulated-chain.js';
@@ -193,6 +193,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       chainId: config.chainId,
       accessTokenTtlSec: config.accessTokenTtlSec,
       refreshTokenTtlSec: config.refreshTokenTtlSec,
+      sessionEvents: new InProcessSessionEvents((err) => log.warn({ err }, 'a session revocation listener failed')),
     });
     const operatorToken = await loadOrCreateOperatorToken(dataDir);
     const verifier = createSignatureVerifier({ threads: config.signatureThreads });
@@ -330,6 +331,10 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       writeDelayMs: config.wsWriteDelayMs,
       logger: log.child({ module: 'realtime' }),
     });
+    // A revoked session (logout, refresh-token reuse) loses its private subscriptions at once.
+    // RealtimeServer.endSession comes with the rt branch; until then the optional call is a no-op.
+    const realtime = rt as typeof rt & { endSession?: (sessionId: string) => number };
+    const stopEndingSessions = auth.onRevoked(({ sessionId }) => void realtime.endSession?.(sessionId));
     publish = (ch, data) => rt.publish(ch, data);
     rtStats = rt.stats;
     onlineConnections = () => rt.stats.connections;
@@ -415,6 +420,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
         await feed.drain();
         // 4. Real-time: last order books out, then disconnect clients with a reconnect code.
         channels.stop();
+        stopEndingSessions();
         await rt.close(`shutdown (${DisconnectCode.shutdown})`);
         // Whatever outlived the grace period has had its refusal by now.
         app.server.closeAllConnections();
