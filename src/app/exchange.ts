@@ -3,9 +3,8 @@
  * projector, real-time channels), and the HTTP gateway + websocket on one Fastify server.
  *
  * Data directory layout: journal.db (commands), snapshots/ (engine snapshots), read.db (history read
- * model), auth.db (users, sessions, API keys) and the JWT signing key.
+ * model), auth.db (users, sessions, API keys) and the JWT signing key; all of it owner-only (private-data-dir.ts).
  */
-import { mkdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -44,6 +43,7 @@ import { ThreadedSqliteProjector } from '../store/threaded-projector.js';
 import type { ExchangeConfig } from './config.js';
 import { FundingClock } from './funding-clock.js';
 import { HttpDrain } from './http-drain.js';
+import { preparePrivateDataDir } from './private-data-dir.js';
 import { ProjectorFeed } from './projector-feed.js';
 import { readStoreAdapter } from './read-store.js';
 
@@ -117,7 +117,10 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
   const startedAt = Date.now();
   const tStart = performance.now();
   const dataDir = resolve(config.dataDir);
-  mkdirSync(dataDir, { recursive: true });
+  // Before anything is opened: every file created from here on is 0600, older ones are tightened.
+  const perms = preparePrivateDataDir(dataDir);
+  if (perms.tightened.length > 0) log.warn({ files: perms.tightened }, 'data directory files were readable by others; now owner-only');
+  for (const { path, err } of perms.failed) log.error({ err, path }, 'could not make a data directory file owner-only');
   const cleanups: Array<() => Promise<void> | void> = [];
   const cleanup = async () => {
     for (const fn of cleanups.reverse()) {
