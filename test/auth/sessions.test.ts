@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeJwt } from 'jose';
 import { createAuthService } from '../../src/auth/auth-service.js';
+import { RevokedSessions } from '../../src/auth/revoked-sessions.js';
 import { InProcessSessionEvents } from '../../src/auth/session-events.js';
 import { AuthError, type SessionRevoked } from '../../src/auth/types.js';
 import { CHAIN_ID, clientSignIn, makeService, randomWallet } from './helpers.js';
@@ -150,4 +151,16 @@ test('revocations outlive a restart, and reach other nodes through the session-e
   } finally {
     cleanup();
   }
+});
+
+test('revoked sessions are remembered as long as their tokens can live, then forgotten (memory stays bounded)', () => {
+  const revoked = new RevokedSessions(1000);
+  revoked.add('a', 0, 0);
+  revoked.add('b', 500, 500);
+  assert.ok(revoked.has('a') && revoked.has('b'));
+  revoked.add('c', 1200, 1200); // 'a' lapsed at 1000
+  assert.deepEqual([revoked.has('a'), revoked.has('b'), revoked.has('c')], [false, true, true]);
+  revoked.add('old', 0, 1200); // announced too late to matter: its tokens have expired
+  assert.equal(revoked.has('old'), false);
+  assert.equal(revoked.size, 2);
 });
