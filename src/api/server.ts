@@ -10,7 +10,6 @@ import type { RouteContext } from './context.js';
 import { DEFAULT_API_CONFIG, type ApiDeps } from './deps.js';
 import { frameworkErrors, installErrorHandling } from './errors.js';
 import { installJsonParser } from './json-parser.js';
-import { installOauthScopes } from './oauth-scopes.js';
 import { installOpenApi } from './openapi.js';
 import { requireOperator } from './operator.js';
 import { adminMarketRoutes } from './routes/admin-market.js';
@@ -74,7 +73,6 @@ async function base(ctx: RouteContext, opts: ServerOptions, title: string): Prom
 export async function buildServer(deps: ApiDeps, opts: ServerOptions = {}): Promise<FastifyInstance> {
   const ctx = contextOf(deps);
   const app = await base(ctx, opts, 'Perpetual futures exchange API');
-  installOauthScopes(app);
   await app.register(systemRoutes(ctx));
   await app.register(marketRoutes(ctx));
   await app.register(ordersRoutes(ctx));
