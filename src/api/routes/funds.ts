@@ -33,7 +33,10 @@ const TransferListQuery = Type.Object({
   offset: Type.Optional(Offset),
 });
 const TransferListRecord = Type.Object({ list: Type.Array(TransferRecord), count: Type.Integer() }, { description: 'TransferListObject' });
-const TransferDetailRecord = Type.Object({ smartAccountAddress: Type.String(), email: Nullable(Type.String()) }, { description: 'Transfer detail' });
+const TransferDetailRecord = Type.Object({
+  smartAccountAddress: Type.String(),
+  email: Nullable(Type.String({ description: "only when the target is the caller's own account; null for anyone else's" })),
+}, { description: 'Transfer detail: public fields of the target account' });
 
 /** GET /auth/user/balance and the deprecated GET /api/user/balance share this handler. */
 export function balanceHandler(ctx: RouteContext) {
@@ -136,7 +139,8 @@ export function fundsRoutes(ctx: RouteContext) {
       if (!ctx.auth.findUserByAddress) throw badRequest('UNSUPPORTED', 'Address lookup is not available on this server');
       const user = ctx.auth.findUserByAddress(target);
       if (!user) throw notFound('ACCOUNT_NOT_FOUND', `No account for address ${target}`);
-      return { smartAccountAddress: user.smartAccountAddress, email: user.email };
+      // Anyone signed in may look up any address: another user's email stays private.
+      return { smartAccountAddress: user.smartAccountAddress, email: user.id === userOf(req).id ? user.email : null };
     });
   };
 }
