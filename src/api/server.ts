@@ -12,6 +12,7 @@ import { frameworkErrors, installErrorHandling } from './errors.js';
 import { installJsonParser } from './json-parser.js';
 import { installOpenApi } from './openapi.js';
 import { requireOperator } from './operator.js';
+import type { RouteScope } from './scopes.js';
 import { adminMarketRoutes } from './routes/admin-market.js';
 import { adminSystemRoutes } from './routes/admin-system.js';
 import { adminUserRoutes } from './routes/admin-users.js';
@@ -43,6 +44,21 @@ export interface ServerOptions {
   trustProxy?: boolean;
 }
 
+/** A registered route and how it authenticates (what the route-scope test walks). */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  auth: boolean;
+  scope: RouteScope | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered on this instance, in registration order. */
+    registeredRoutes: RegisteredRoute[];
+  }
+}
+
 function contextOf(deps: ApiDeps): RouteContext {
   return { ...deps, cfg: { ...DEFAULT_API_CONFIG, ...deps.config }, newId: deps.newId ?? randomUUID };
 }
@@ -61,6 +77,11 @@ async function base(ctx: RouteContext, opts: ServerOptions, title: string): Prom
     // During a graceful stop, requests that arrive on an open keep-alive socket are served (with
     // `Connection: close`) while the sequencer still runs, instead of Fastify's bare 503 (app/exchange.ts).
     return503OnClosing: false,
+  });
+  const routes: RegisteredRoute[] = [];
+  app.decorate('registeredRoutes', routes);
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) routes.push({ method, url: r.url, auth: r.config?.auth === true, scope: r.config?.scope });
   });
   installErrorHandling(app, ctx.cfg.bodyLimit);
   installValidation(app);
