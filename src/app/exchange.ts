@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { buildAuthServer, buildServer } from '../api/server.js';
+import { buildAuthServer, buildServer, type RegisteredRoute } from '../api/server.js';
 import type { AdminDeps, ApiDeps, StartupStatus } from '../api/deps.js';
 import { openAccountStores, withOauthGrants } from '../accounts/index.js';
 import { createAuthService } from '../auth/index.js';
@@ -75,6 +75,8 @@ export interface RunningExchange {
   chain: { bridge: ChainBridge; simulated: SimulatedChain };
   /** Where start-up time went (also logged as "started" and shown by GET /api/admin/status). */
   startup: StartupStatus;
+  /** Every HTTP route served (both ports when AUTH_PORT is set), with its auth and scope. */
+  routes: readonly RegisteredRoute[];
   /** Graceful stop: HTTP, sequencer (flush + snapshot), real-time, storage. Idempotent. */
   close(): Promise<void>;
 }
@@ -453,6 +455,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       auth,
       chain: { bridge, simulated },
       startup: startupReport,
+      routes: [...app.registeredRoutes, ...(authApp?.registeredRoutes ?? [])],
       close,
     };
   } catch (err) {
