@@ -67,6 +67,8 @@ export interface RunningExchange {
   demoWallet: DemoWallet | undefined;
   /** The market-making bots (MARKET_MAKERS > 0). */
   marketMakers: MarketMakerFleet | undefined;
+  /** Ends the real-time subscriptions authorized with a login session (logout, refresh-token reuse). */
+  endRealtimeSession(sessionId: string): number;
   /** Operator index push (validated, journaled as a price tick). */
   indexPush: OperatorPush;
   /** Users, roles and sessions (operator tooling grants the admin role here). */
@@ -331,6 +333,11 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       historyFor: channels.historyFor,
       writeDelayMs: config.wsWriteDelayMs,
       logger: log.child({ module: 'realtime' }),
+      limits: config.wsLimits,
+      // The socket's remote address; a trusted-proxy rule for forwarded addresses plugs in here.
+      clientIpOf: (req) => req.socket.remoteAddress,
+      // An ended session's access tokens stay refused for as long as they could be valid.
+      endedSessionTtlMs: config.accessTokenTtlSec * 1000,
     });
     publish = (ch, data) => rt.publish(ch, data);
     rtStats = rt.stats;
@@ -452,6 +459,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       demoWallet,
       marketMakers: fleet,
       indexPush,
+      endRealtimeSession: (sessionId) => rt.endSession(sessionId),
       auth,
       chain: { bridge, simulated },
       startup: startupReport,
