@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { buildAuthServer, buildServer } from '../api/server.js';
+import { buildAuthServer, buildServer, type RegisteredRoute } from '../api/server.js';
 import type { AdminDeps, ApiDeps, StartupStatus } from '../api/deps.js';
 import { openAccountStores, withOauthGrants } from '../accounts/index.js';
 import { createAuthService, InProcessSessionEvents } from '../auth/index.js';
@@ -67,6 +67,8 @@ export interface RunningExchange {
   demoWallet: DemoWallet | undefined;
   /** The market-making bots (MARKET_MAKERS > 0). */
   marketMakers: MarketMakerFleet | undefined;
+  /** Ends the real-time subscriptions authorized with a login session (logout, refresh-token reuse). */
+  endRealtimeSession(sessionId: string): number;
   /** Operator index push (validated, journaled as a price tick). */
   indexPush: OperatorPush;
   /** Users, roles and sessions (operator tooling grants the admin role here). */
@@ -75,6 +77,8 @@ export interface RunningExchange {
   chain: { bridge: ChainBridge; simulated: SimulatedChain };
   /** Where start-up time went (also logged as "started" and shown by GET /api/admin/status). */
   startup: StartupStatus;
+  /** Every HTTP route served (both ports when AUTH_PORT is set), with its auth and scope. */
+  routes: readonly RegisteredRoute[];
   /** Graceful stop: HTTP, sequencer (flush + snapshot), real-time, storage. Idempotent. */
   close(): Promise<void>;
 }
@@ -333,11 +337,14 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       historyFor: channels.historyFor,
       writeDelayMs: config.wsWriteDelayMs,
       logger: log.child({ module: 'realtime' }),
+      limits: config.wsLimits,
+      // The socket's remote address; a trusted-proxy rule for forwarded addresses plugs in here.
+      clientIpOf: (req) => req.socket.remoteAddress,
+      // An ended session's access tokens stay refused for as long as they could be valid.
+      endedSessionTtlMs: config.accessTokenTtlSec * 1000,
     });
     // A revoked session (logout, refresh-token reuse) loses its private subscriptions at once.
-    // RealtimeServer.endSession comes with the rt branch; until then the optional call is a no-op.
-    const realtime = rt as typeof rt & { endSession?: (sessionId: string) => number };
-    const stopEndingSessions = auth.onRevoked(({ sessionId }) => void realtime.endSession?.(sessionId));
+    const stopEndingSessions = auth.onRevoked(({ sessionId }) => void rt.endSession(sessionId));
     publish = (ch, data) => rt.publish(ch, data);
     rtStats = rt.stats;
     onlineConnections = () => rt.stats.connections;
@@ -459,9 +466,11 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       demoWallet,
       marketMakers: fleet,
       indexPush,
+      endRealtimeSession: (sessionId) => rt.endSession(sessionId),
       auth,
       chain: { bridge, simulated },
       startup: startupReport,
+      routes: [...app.registeredRoutes, ...(authApp?.registeredRoutes ?? [])],
       close,
     };
   } catch (err) {

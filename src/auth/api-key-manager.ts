@@ -51,12 +51,11 @@ export class ApiKeyManager {
     return isLive(row, this.now()) ? row : null;
   }
 
-  async create(userId: string, body: ApiKeyBody, caller?: readonly Scope[]): Promise<{ apiKey: ApiKeyRecord; key: string }> {
+  async create(userId: string, body: ApiKeyBody): Promise<{ apiKey: ApiKeyRecord; key: string }> {
     const now = this.now();
     const name = body?.name === undefined ? DEFAULT_API_KEY_NAME : parseApiKeyName(body.name);
     const expiresAt = body?.expiresAt === undefined ? null : parseApiKeyExpiry(body.expiresAt, now);
     const scopes = parseApiKeyScopes(body?.scopes);
-    assertWithinScopes(scopes, caller);
     const { key, prefix } = generateApiKey();
     const row: ApiKeyRow = {
       id: randomUUID(), userId, name, prefix, keyHash: sha256Hex(key), createdAt: now, updatedAt: now, expiresAt, deletedAt: null, scopes,

@@ -295,8 +295,8 @@ export class WalletAuthService implements AuthService {
 
   // ---- deprecated API keys (src/auth/api-key-manager.ts) ----
 
-  createApiKey(userId: string, body: ApiKeyBody, caller?: readonly Scope[]): Promise<{ apiKey: ApiKeyRecord; key: string }> {
-    return this.apiKeys.create(userId, body, caller);
+  createApiKey(userId: string, body: ApiKeyBody): Promise<{ apiKey: ApiKeyRecord; key: string }> {
+    return this.apiKeys.create(userId, body);
   }
 
   listApiKeys(

@@ -3,9 +3,9 @@
 export type Role = 'user' | 'admin';
 
 /**
- * What a credential may do: `read` account data, `trade` (orders, positions, TpSl), `withdraw` funds,
- * manage the `account` (profile, API keys). Access tokens (wallet sign-in) hold all four; API keys and
- * OAuth grants hold the ones they were created with.
+ * What a credential may do (docs/security/scopes.md): `read` account data, `trade` (orders, positions,
+ * TpSl), `withdraw` funds, manage the `account` (profile, API keys). Routes declare the one they need; a
+ * wallet session (access JWT) holds them all; API keys and OAuth grants hold the ones they were given.
  */
 export const SCOPES = Object.freeze(['read', 'trade', 'withdraw', 'account'] as const);
 export type Scope = (typeof SCOPES)[number];
@@ -131,8 +131,9 @@ export interface AuthService {
   /** The user whose wallet or smart account is `address` (case-insensitive). */
   findUserByAddress?(address: string): Promise<UserRecord | undefined>;
 
-  // deprecated API keys; `caller` = the scopes of the request's credential: a key never gets more than it
-  createApiKey(userId: string, body: ApiKeyBody, caller?: readonly Scope[]): Promise<{ apiKey: ApiKeyRecord; key: string }>;
+  // deprecated API keys. `caller`: the scopes of the request's credential; a key it regenerates or updates
+  // must not be wider (the route checks a new key's requested scopes before the body is read).
+  createApiKey(userId: string, body: ApiKeyBody): Promise<{ apiKey: ApiKeyRecord; key: string }>;
   listApiKeys(userId: string, opts: { withDeleted: boolean; withExpired: boolean; limit: number; offset: number }): Promise<{ list: ApiKeyRecord[]; count: number }>;
   updateApiKey(userId: string, apiKeyId: string, body: ApiKeyBody, caller?: readonly Scope[]): Promise<void>;
   deleteApiKey(userId: string, apiKeyId: string): Promise<void>;

@@ -332,7 +332,8 @@ export class ExchangeChannels {
         if (verified.user.exchangeId !== p.exchangeId) {
           return { allowed: false, code: ErrorCode.permissionDenied, message: 'permission denied' };
         }
-        return { allowed: true, expiresAt: verified.expiresAt };
+        // The session lets RealtimeServer.endSession end this subscription when the session is revoked.
+        return { allowed: true, expiresAt: verified.expiresAt, sessionId: verified.sessionId };
       }
     }
   };

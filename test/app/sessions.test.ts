@@ -75,10 +75,7 @@ describe('e2e: sessions (logout, revocation) and API-key scopes', () => {
     }
   });
 
-  // Needs RealtimeServer.endSession (the rt branch, exposed as RunningExchange.endRealtimeSession): it runs
-  // once both branches are merged.
-  test('logout ends the live private subscriptions of that session, not those of another session', async (t) => {
-    if (!('endRealtimeSession' in X.ex)) return t.skip('RealtimeServer.endSession is not merged yet');
+  test('logout ends the live private subscriptions of that session, not those of another session', async () => {
     const one = await new Bot(X.url).signIn();
     const two = await new Bot(X.url, one.wallet).signIn();
     await one.faucet();

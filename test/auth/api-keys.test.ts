@@ -103,7 +103,7 @@ test('api key scopes: default read+trade, chosen at creation and validated, carr
     // answered from memory the second time, with the same scopes
     assert.deepEqual(auth.authenticateNow({ 'x-api-key': plain.key })?.scopes, ['read', 'trade']);
 
-    const wide = await auth.createApiKey(user.id, { scopes: ['withdraw', 'read', 'withdraw', 'account'] }, jwt?.scopes);
+    const wide = await auth.createApiKey(user.id, { scopes: ['withdraw', 'read', 'withdraw', 'account'] });
     assert.deepEqual(wide.apiKey.scopes, ['read', 'withdraw', 'account']);
     assert.deepEqual((await auth.authenticate({ 'x-api-key': wide.key }))?.scopes, ['read', 'withdraw', 'account']);
     const listed = await auth.listApiKeys(user.id, { withDeleted: false, withExpired: false, limit: 10, offset: 0 });
@@ -115,18 +115,17 @@ test('api key scopes: default read+trade, chosen at creation and validated, carr
     await assert.rejects(auth.createApiKey(user.id, { scopes: 'read' as unknown as string[] }), invalid);
     await assert.rejects(auth.updateApiKey(user.id, plain.apiKey.id, { scopes: ['read'] }), invalid);
 
-    // A read+trade+account key may manage keys, but only ones that can do no more than it can.
+    // A read+trade+account key may manage keys, but not regenerate (get the secret of) or re-date a wider one.
+    // (A new key's requested scopes are checked by the route before the body is read: src/api/scopes.ts.)
     const manager = await auth.createApiKey(user.id, { scopes: ['read', 'trade', 'account'] });
     const caller = (await auth.authenticate({ 'x-api-key': manager.key }))?.scopes;
     const insufficient = (e: unknown) => e instanceof AuthError && e.status === 403 && e.code === 'INSUFFICIENT_SCOPE';
-    await assert.rejects(auth.createApiKey(user.id, { scopes: ['read', 'withdraw'] }, caller), insufficient);
     await assert.rejects(auth.regenerateApiKey(user.id, wide.apiKey.id, caller), insufficient);
     await assert.rejects(auth.updateApiKey(user.id, wide.apiKey.id, { expiresAt: null }, caller), insufficient);
-    assert.deepEqual((await auth.createApiKey(user.id, {}, caller)).apiKey.scopes, ['read', 'trade']);
-    const readOnly = (await auth.authenticate({ 'x-api-key': (await auth.createApiKey(user.id, { scopes: ['read'] })).key }))?.scopes;
-    await assert.rejects(auth.createApiKey(user.id, {}, readOnly), insufficient);
-    // the refused regeneration left the wide key working
+    // the refused regeneration left the wide key working; a key within the caller's scopes may be regenerated
     assert.ok(await auth.authenticate({ 'x-api-key': wide.key }));
+    assert.deepEqual((await auth.regenerateApiKey(user.id, plain.apiKey.id, caller)).apiKey.scopes, ['read', 'trade']);
+    await auth.updateApiKey(user.id, plain.apiKey.id, { name: 'renamed' }, caller);
   } finally {
     cleanup();
   }

@@ -49,6 +49,6 @@ export function authRoutes(ctx: RouteContext) {
       return {};
     });
 
-    app.get('/auth/user/balance', { config: { auth: true }, schema: { tags, summary: 'Balances', ...balanceSchema } }, balanceHandler(ctx));
+    app.get('/auth/user/balance', { config: { auth: true, scope: 'read' }, schema: { tags, summary: 'Balances', ...balanceSchema } }, balanceHandler(ctx));
   };
 }

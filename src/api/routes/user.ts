@@ -3,8 +3,9 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { EmptyResponse, ErrorBody, Nullable } from '../../records/common.js';
 import { ApiKeyCreatedRecord, ApiKeyWireRecord, ScopeSchema, UserWireRecord, toApiKey, toApiKeyCreated, toUser } from '../../records/user.js';
-import { SECURITY, userOf } from '../authenticate.js';
+import { userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
+import { requestedKeyScopes, requireScopesToMint } from '../scopes.js';
 import { Body, Limit, Offset, YesFlag } from '../schemas.js';
 
 const errors = { '4xx': ErrorBody };
@@ -31,8 +32,8 @@ const flag = (v: string | undefined) => v !== undefined && ['yes', 'true', '1'].
 export function userRoutes(ctx: RouteContext) {
   return async function plugin(app: FastifyInstance) {
     app.get('/api/user/me', {
-      config: { auth: true },
-      schema: { tags: ['user'], security: SECURITY, summary: 'Your profile (exchangeId names your channels)', response: { 200: UserWireRecord, ...errors } },
+      config: { auth: true, scope: 'read' },
+      schema: { tags: ['user'], summary: 'Your profile (exchangeId names your channels)', response: { 200: UserWireRecord, ...errors } },
     }, async (req) => {
       const user = userOf(req);
       return toUser(user, ctx.engine.account(user.exchangeId).marginCall);
@@ -40,9 +41,9 @@ export function userRoutes(ctx: RouteContext) {
 
     const tags = ['api-key (deprecated)'];
     app.get('/api/user/api-key', {
-      config: { auth: true },
+      config: { auth: true, scope: 'account' },
       schema: {
-        tags, security: SECURITY, summary: 'List API keys', querystring: ApiKeyListQuery,
+        tags, summary: 'List API keys', querystring: ApiKeyListQuery,
         response: { 200: Type.Object({ list: Type.Array(ApiKeyWireRecord), count: Type.Integer() }), ...errors },
       },
     }, async (req) => {
@@ -52,29 +53,36 @@ export function userRoutes(ctx: RouteContext) {
     });
 
     app.post('/api/user/api-key', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Create an API key (the key is returned once)', body: ApiKeyCreateBody, response: { 200: ApiKeyCreatedRecord, ...errors } },
-    }, async (req) => toApiKeyCreated(await ctx.auth.createApiKey(userOf(req).id, (req.body ?? {}) as Static<typeof ApiKeyCreateBody>, req.auth?.scopes)));
+      config: { auth: true, scope: 'account' },
+      schema: { tags, summary: 'Create an API key (the key is returned once)', body: ApiKeyCreateBody, response: { 200: ApiKeyCreatedRecord, ...errors } },
+      // Refusals come before any body check.
+      preValidation: async (req) => requireScopesToMint(req, () => requestedKeyScopes(req.body)),
+    }, async (req) => toApiKeyCreated(await ctx.auth.createApiKey(userOf(req).id, (req.body ?? {}) as Static<typeof ApiKeyCreateBody>)));
 
     app.put('/api/user/api-key/:apiKeyId', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Update an API key', params: ApiKeyParams, body: ApiKeyBody, response: { 200: EmptyResponse, ...errors } },
+      config: { auth: true, scope: 'account' },
+      // Scopes are fixed at creation (the body refuses them). An API key may not re-date or rename a key
+      // wider than itself: the service checks the caller's scopes against the key's.
+      schema: { tags, summary: 'Update an API key', params: ApiKeyParams, body: ApiKeyBody, response: { 200: EmptyResponse, ...errors } },
     }, async (req) => {
       await ctx.auth.updateApiKey(userOf(req).id, (req.params as Static<typeof ApiKeyParams>).apiKeyId, req.body as Static<typeof ApiKeyBody>, req.auth?.scopes);
       return {};
     });
 
     app.delete('/api/user/api-key/:apiKeyId', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Delete an API key', params: ApiKeyParams, response: { 200: EmptyResponse, ...errors } },
+      config: { auth: true, scope: 'account' },
+      schema: { tags, summary: 'Delete an API key', params: ApiKeyParams, response: { 200: EmptyResponse, ...errors } },
     }, async (req) => {
       await ctx.auth.deleteApiKey(userOf(req).id, (req.params as Static<typeof ApiKeyParams>).apiKeyId);
       return {};
     });
 
     app.put('/api/user/api-key/:apiKeyId/regenerate', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Regenerate an API key (the new key is returned once)', params: ApiKeyParams, response: { 200: ApiKeyCreatedRecord, ...errors } },
+      config: { auth: true, scope: 'account' },
+      schema: { tags, summary: 'Regenerate an API key (the new key is returned once)', params: ApiKeyParams, response: { 200: ApiKeyCreatedRecord, ...errors } },
+      // The new secret carries the key's scopes: an API key must hold them all (checked by the service, which
+      // reads the key); a grant never gets one.
+      preValidation: async (req) => requireScopesToMint(req, () => []),
     }, async (req) => toApiKeyCreated(await ctx.auth.regenerateApiKey(userOf(req).id, (req.params as Static<typeof ApiKeyParams>).apiKeyId, req.auth?.scopes)));
   };
 }
