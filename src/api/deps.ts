@@ -181,6 +181,8 @@ export interface StartupStatus {
   snapshotReadMs: number;
   snapshotRestoreMs: number;
   replayMs: number;
+  /** Newer snapshots that failed verification and were skipped, newest first. */
+  skippedSnapshots: Array<{ seq: number; reason: string }>;
   /** Read model: last seq it had at start, batches projected to catch up, and the wait for them after the replay. */
   readModel: { fromSeq: number; projected: number; catchUpMs: number };
   /** Wiring auth, HTTP, real-time, demo accounts and feeds until the port listens. */

@@ -135,7 +135,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     const openJournal = config.journalWriter === 'thread' ? openThreadedSqliteJournal : openSqliteJournal;
     const journal = await openJournal({ file: join(dataDir, 'journal.db') });
     cleanups.push(() => journal.close());
-    const snapshots = new FileSnapshotStore({ dir: join(dataDir, 'snapshots'), logger: log.child({ module: 'snapshots' }) });
+    const snapshots = new FileSnapshotStore({ dir: join(dataDir, 'snapshots') });
     cleanups.push(() => snapshots.close());
     // The read model is opened first: recovery starts from the newest snapshot it is not behind, so the
     // one journal replay also re-creates the events it lacks (none after a clean stop).
@@ -152,6 +152,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       createEngine,
       restoreEngine,
       maxSnapshotSeq: readModelSeq,
+      logger: log.child({ module: 'recovery' }),
       onApplied: (entry, result) => {
         if (entry.seq <= readModelSeq) return;
         recoveryFeed.push({ seq: entry.seq, ts: entry.command.ts, kind: entry.command.kind, events: result.events });

@@ -27,6 +27,7 @@ const StatusReply = Type.Object({
   marketMakers: Type.Integer(),
   startup: Type.Optional(Type.Object({
     totalMs: Ms, snapshotSeq: Type.Integer(), replayed: Type.Integer(), snapshotReadMs: Ms, snapshotRestoreMs: Ms, replayMs: Ms,
+    skippedSnapshots: Type.Array(Type.Object({ seq: Type.Integer(), reason: Type.String() }), { description: 'newer snapshots that failed verification' }),
     readModel: Type.Object({ fromSeq: Type.Integer(), projected: Type.Integer(), catchUpMs: Ms }), listenMs: Ms,
   }, { description: 'where start-up time went' })),
   instruments: Type.Array(Type.Object({

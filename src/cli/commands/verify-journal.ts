@@ -39,7 +39,7 @@ export const verifyJournalCommand: CommandSpec = {
     const quiet = pino({ level: 'silent' });
     const expectedFromServer = options.online ? await (await adminClient(global)).post<{ seq: number; stateHash: string }>('/api/admin/checkpoint') : undefined;
     const journal = await openSqliteJournal({ file });
-    const snapshots = new FileSnapshotStore({ dir: join(global.dataDir, 'snapshots'), logger: quiet });
+    const snapshots = new FileSnapshotStore({ dir: join(global.dataDir, 'snapshots') });
     try {
       let expected: { seq: number; stateHash: string; source: string };
       if (expectedFromServer) {
