@@ -163,8 +163,12 @@ export interface ExchangeStatus {
   /** Commands applied since start, by kind. */
   commandsByKind: Record<string, number>;
   realtime: { connections: number; subscriptions: number };
-  /** Money identity terms (decimal strings of 1e-8 units). */
-  ledger: { deposits: string; withdrawals: string; balances: string; fees: string; reserveFund: string };
+  /**
+   * Money identity terms (decimal strings of 1e-8 units):
+   * balances + fees + reserveFund − openCost = deposits − withdrawals (openCost: signed cost of open
+   * positions, + longs − shorts; see engine/invariants.ts).
+   */
+  ledger: { deposits: string; withdrawals: string; balances: string; fees: string; reserveFund: string; openCost: string };
   marketMakers: number;
   /** Where this process's start-up time went. */
   startup?: StartupStatus;

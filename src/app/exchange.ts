@@ -256,7 +256,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
           realtime: { connections: rtStats.connections, subscriptions: rtStats.subscriptions },
           ledger: {
             deposits: formatUnits(l.deposits), withdrawals: formatUnits(l.withdrawals), balances: formatUnits(l.balances),
-            fees: formatUnits(l.fees), reserveFund: formatUnits(l.reserveFund),
+            fees: formatUnits(l.fees), reserveFund: formatUnits(l.reserveFund), openCost: formatUnits(l.openCost),
           },
           marketMakers: fleet?.userIds.length ?? 0,
           startup,

@@ -23,7 +23,8 @@ const StatusReply = Type.Object({
   realtime: Type.Object({ connections: Type.Integer(), subscriptions: Type.Integer() }),
   ledger: Type.Object({
     deposits: Type.String(), withdrawals: Type.String(), balances: Type.String(), fees: Type.String(), reserveFund: Type.String(),
-  }, { description: 'money identity terms, decimals' }),
+    openCost: Type.String({ description: 'signed cost of open positions (+ longs, − shorts)' }),
+  }, { description: 'money identity terms, decimals: balances + fees + reserveFund − openCost = deposits − withdrawals' }),
   marketMakers: Type.Integer(),
   startup: Type.Optional(Type.Object({
     totalMs: Ms, snapshotSeq: Type.Integer(), replayed: Type.Integer(), snapshotReadMs: Ms, snapshotRestoreMs: Ms, replayMs: Ms,
