@@ -169,6 +169,8 @@ export interface ExchangeStatus {
    * positions, + longs − shorts; see engine/invariants.ts).
    */
   ledger: { deposits: string; withdrawals: string; balances: string; fees: string; reserveFund: string; openCost: string };
+  /** History read model: last seq projected, and whether projection is failing (history then answers 503). */
+  readModel?: { projectedSeq: number; state: 'current' | 'retrying' | 'stopped'; error?: string };
   marketMakers: number;
   /** Where this process's start-up time went. */
   startup?: StartupStatus;

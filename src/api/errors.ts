@@ -60,7 +60,11 @@ function sendFastifyError(err: FastifyError, request: FastifyRequest, reply: Fas
 
 export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
-    if (err instanceof ApiError) return send(reply, err.status, err.code, err.message);
+    if (err instanceof ApiError) {
+      // 503s here are temporary (read model behind, storage unavailable): tell clients when to retry.
+      if (err.status === 503) reply.header('retry-after', '1');
+      return send(reply, err.status, err.code, err.message);
+    }
     if (err instanceof AuthError) return send(reply, err.status, err.code, err.message);
     if (err instanceof SequencerStoppedError) {
       // Only a request that outlived the stop's grace period gets here: nothing was applied, retry elsewhere.

@@ -25,6 +25,11 @@ const StatusReply = Type.Object({
     deposits: Type.String(), withdrawals: Type.String(), balances: Type.String(), fees: Type.String(), reserveFund: Type.String(),
     openCost: Type.String({ description: 'signed cost of open positions (+ longs, − shorts)' }),
   }, { description: 'money identity terms, decimals: balances + fees + reserveFund − openCost = deposits − withdrawals' }),
+  readModel: Type.Optional(Type.Object({
+    projectedSeq: Type.Integer(),
+    state: Type.String({ description: 'current | retrying (projection failing; history answers 503 READ_MODEL_BEHIND) | stopped (restart to catch up)' }),
+    error: Type.Optional(Type.String()),
+  }, { description: 'history read model' })),
   marketMakers: Type.Integer(),
   startup: Type.Optional(Type.Object({
     totalMs: Ms, snapshotSeq: Type.Integer(), replayed: Type.Integer(), snapshotReadMs: Ms, snapshotRestoreMs: Ms, replayMs: Ms,

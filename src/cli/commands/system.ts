@@ -13,6 +13,7 @@ interface Status {
   commandsByKind: Record<string, number>;
   realtime: { connections: number; subscriptions: number };
   ledger: Record<string, string>;
+  readModel?: { projectedSeq: number; state: string; error?: string };
   marketMakers: number;
   instruments: Array<Record<string, string | null>>;
 }
@@ -40,6 +41,7 @@ export const statusCommand: CommandSpec = {
         `realtime: ${s.realtime.connections} connections, ${s.realtime.subscriptions} subscriptions   market makers: ${s.marketMakers}`,
         `ledger: ${Object.entries(s.ledger).map(([k, v]) => `${k} ${v}`).join(', ')}`,
         `money identity (balances + fees + reserveFund − openCost = deposits − withdrawals): ${moneyIdentity(s.ledger).holds ? 'holds' : 'VIOLATED'}`,
+        ...(s.readModel ? [`read model: seq ${s.readModel.projectedSeq}, ${s.readModel.state}${s.readModel.error ? ` (${s.readModel.error})` : ''}`] : []),
         `commands since start: ${commands || '(none)'}`,
         '',
         table(['instrument', 'trading', 'index', 'mark', 'last', 'bid', 'ask', 'OI'],
