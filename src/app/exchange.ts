@@ -24,6 +24,7 @@ import { formatUnits, parseUnits } from '../domain/fixed.js';
 import type { ExchangeEngine } from '../engine/api.js';
 import { createEngine, restoreEngine } from '../engine/engine.js';
 import { FileSnapshotStore } from '../journal/file-snapshots.js';
+import { JournalWriteError } from '../journal/ports.js';
 import { ThreadedSnapshotReplica } from '../sequencer/snapshot-replica.js';
 import { openSqliteJournal } from '../journal/sqlite-journal.js';
 import { openThreadedSqliteJournal } from '../journal/threaded-sqlite-journal.js';
@@ -227,7 +228,12 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       snapshotEveryMs: config.snapshotEveryMs,
       logger: log.child({ module: 'sequencer' }),
       onFatal: (err) => {
-        log.fatal({ err }, 'sequencer halted; the process must restart and recover from the journal');
+        if (err instanceof JournalWriteError) {
+          log.fatal({ err, code: err.code, journal: join(dataDir, 'journal.db') },
+            'journal write failed: no command is accepted or acknowledged any more; free space (or fix the disk) where the journal lives, then restart: recovery replays the journal');
+        } else {
+          log.fatal({ err }, 'sequencer halted; the process must restart and recover from the journal');
+        }
         options.onFatal?.(err);
       },
     });
