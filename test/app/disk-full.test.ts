@@ -76,13 +76,13 @@ describe('disk full', { timeout: 120_000 }, () => {
       clearInterval(topUp);
       await load;
 
+      const refused = outcomes.filter((o): o is Extract<Outcome, { kind: 'refused' }> => o.kind === 'refused');
+      assert.ok(refused.length >= 1, 'the commands caught by the failure were refused');
+      for (const r of refused) assert.deepEqual({ status: r.status, code: r.code }, { status: 503, code: 'JOURNAL_UNAVAILABLE' }, `refusal of ${r.id}`);
       assert.deepEqual(exit, { code: 1, signal: null }, `exits (fail-stop) after the journal write failed:\n${first.text}`);
       const fatal = first.logs.find((l) => l.level === 60 && /journal write failed/.test(String(l.msg)));
       assert.ok(fatal, `a fatal log line says why:\n${first.text}`);
       assert.equal(fatal.code, 'SQLITE_FULL');
-      const refused = outcomes.filter((o): o is Extract<Outcome, { kind: 'refused' }> => o.kind === 'refused');
-      assert.ok(refused.length >= 1, 'the commands caught by the failure were refused');
-      for (const r of refused) assert.deepEqual({ status: r.status, code: r.code }, { status: 503, code: 'JOURNAL_UNAVAILABLE' }, `refusal of ${r.id}`);
       const acked = outcomes.filter((o): o is Extract<Outcome, { kind: 'ack' }> => o.kind === 'ack');
       assert.deepEqual(readdirSync(join(dataDir, 'snapshots')).filter((n) => n.endsWith('.tmp')), [], 'no half-written snapshot left');
       const lastSeq = lastJournalSeq(dataDir);
@@ -150,9 +150,11 @@ describe('disk full', { timeout: 120_000 }, () => {
       const status = async () => (ok(await http(ex!.url, 'GET', '/api/admin/status', undefined, { 'x-operator-token': ex!.operatorToken })) as {
         readModel: { state: string; error?: string };
       }).readModel;
-      await waitFor(async () => (await status()).state === 'retrying', 'the projection fails');
-      assert.match((await status()).error ?? '', /full/i);
+      // Refused, not answered from the rows the read model had before the disk filled.
+      await waitFor(async () => (await a.get('/api/order?limit=50')).status === 503, 'history refuses once the projection fails');
       for (const bot of [a, b]) assertErrorCode(await bot.get('/api/order?limit=50'), 503, 'READ_MODEL_BEHIND', 'history on a full read-model disk');
+      assert.equal((await status()).state, 'retrying');
+      assert.match((await status()).error ?? '', /full/i);
       assert.equal((await a.positions()).length, 1, 'live positions come from the engine');
 
       disk.release();
