@@ -11,7 +11,7 @@
 import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import pino from 'pino';
-import type { EngineSnapshot } from '../engine/api.js';
+import { isReadableSnapshotVersion, type EngineSnapshot } from '../engine/api.js';
 import type { SerializedSnapshot, SnapshotInfo, SnapshotStore } from './ports.js';
 
 export interface FileSnapshotStoreOptions {
@@ -102,7 +102,7 @@ export class FileSnapshotStore implements SnapshotStore {
       const file = join(this.dir, fileName(seqs[i]));
       try {
         const snapshot = JSON.parse(await readFile(file, 'utf8')) as EngineSnapshot;
-        if (snapshot.version !== 1 || snapshot.seq !== seqs[i]) throw new Error('version or seq mismatch');
+        if (!isReadableSnapshotVersion(snapshot.version) || snapshot.seq !== seqs[i]) throw new Error('version or seq mismatch');
         return snapshot;
       } catch (err) {
         // Older snapshot + a longer journal replay gives the same state, just slower.
