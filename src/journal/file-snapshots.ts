@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { EngineSnapshot } from '../engine/api.js';
+import { isReadableSnapshotVersion, type EngineSnapshot } from '../engine/api.js';
 import { SnapshotIntegrityError, type SerializedSnapshot, type SnapshotInfo, type SnapshotStore, type StoredSnapshot } from './ports.js';
 
 export interface FileSnapshotStoreOptions {
@@ -80,7 +80,7 @@ export function decodeSnapshotFile(file: Buffer, seq: number): StoredSnapshot {
   } catch (err) {
     throw new SnapshotIntegrityError(`body is not JSON: ${String(err)}`);
   }
-  if (snapshot?.version !== 1 || snapshot.seq !== seq) throw new SnapshotIntegrityError('snapshot version or seq mismatch');
+  if (!isReadableSnapshotVersion(snapshot?.version) || snapshot.seq !== seq) throw new SnapshotIntegrityError('snapshot version or seq mismatch');
   return { snapshot, stateHash: header.stateHash };
 }
 

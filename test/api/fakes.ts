@@ -7,7 +7,8 @@ import type {
   AvailableBalanceView, CommandResult, DepthView, FillView, InstrumentStateView, OrderView, PositionView, TpSlView, TradeView,
 } from '../../src/engine/records.js';
 import type { ApiDeps, CommandInput, ReadStore } from '../../src/api/deps.js';
-import type { SignatureVerifier } from '../../src/signing/types.js';
+import type { SignatureVerifier, SignedType } from '../../src/signing/types.js';
+import { typedDataDigest } from '../../src/signing/eip712.js';
 
 export const NOW = Date.UTC(2025, 9, 1, 12, 0, 0);
 export const WALLET = '0x' + 'ab'.repeat(20);
@@ -133,9 +134,12 @@ export class FakeAuth implements AuthService {
 /** Recovers WALLET (lower-case) for GOOD_SIG, another address for any other well-formed signature. */
 export class FakeVerifier implements SignatureVerifier {
   calls: Array<{ type: string; chainId: string; message: Record<string, string | bigint> }> = [];
-  async recover(type: string, chainId: string, message: Record<string, string | bigint>, signature: string) {
+  async recover(type: SignedType, chainId: string, message: Record<string, string | bigint>, signature: string) {
     this.calls.push({ type, chainId, message });
     return signature === GOOD_SIG ? WALLET : '0x' + '99'.repeat(20);
+  }
+  async recoverWithDigest(type: SignedType, chainId: string, message: Record<string, string | bigint>, signature: string) {
+    return { signer: await this.recover(type, chainId, message, signature), digest: typedDataDigest(type, chainId, message) };
   }
   async close() {}
 }
