@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/app/config.js';
 import { startExchange, type RunningExchange } from '../../src/app/exchange.js';
+import { decodeSnapshotFile } from '../../src/journal/file-snapshots.js';
 import { Bot, DOMAIN, assertError, assertMoney, eventually, ok, units } from './client.js';
 
 const RECIPIENT = '0x' + '5a'.repeat(20);
@@ -151,7 +152,7 @@ describe('e2e: signed instructions take effect at most once', () => {
     await ex.close();
     const files = readdirSync(join(dir, 'snapshots')).filter((f) => f.endsWith('.json'));
     assert.equal(files.length, 1, 'the stop wrote a snapshot');
-    const snap = JSON.parse(readFileSync(join(dir, 'snapshots', files[0]), 'utf8'));
+    const { snapshot: snap } = decodeSnapshotFile(readFileSync(join(dir, 'snapshots', files[0])), Number(files[0].match(/\d+/)![0]));
     assert.equal(snap.version, 2);
     assert.ok(snap.state.spent.some((e: [number, string]) => e[0] === A.exchangeId && e[1] === 'replace'), 'the snapshot holds the spent digests');
     await start();
