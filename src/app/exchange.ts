@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
+import { proxyTrust } from '../api/client-ip.js';
 import { buildAuthServer, buildServer } from '../api/server.js';
 import type { AdminDeps, ApiDeps, StartupStatus } from '../api/deps.js';
 import { openAccountStores, withOauthGrants } from '../accounts/index.js';
@@ -193,6 +194,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       chainId: config.chainId,
       accessTokenTtlSec: config.accessTokenTtlSec,
       refreshTokenTtlSec: config.refreshTokenTtlSec,
+      nonceLimits: config.nonceLimits,
     });
     const operatorToken = await loadOrCreateOperatorToken(dataDir);
     const verifier = createSignatureVerifier({ threads: config.signatureThreads });
@@ -288,7 +290,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       // History reads first wait for the projection of every command applied so far (read-your-writes).
       readStore: readStoreAdapter(store.queries, { stats: store.statistics, exchangeStats: exchangeStatistics, caughtUp: () => feed.whenCaughtUp(sequencer.seq) }),
       clock: Date.now,
-      config: { faucetAmount: config.faucetAmount },
+      config: { faucetAmount: config.faucetAmount, bodyLimit: config.httpBodyLimit, timeouts: config.httpTimeouts, rateLimits: config.rateLimits },
       admin,
       metrics,
       accounts,
@@ -296,8 +298,10 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     };
     const fastifyLogger = config.logLevel === 'silent' ? false : { level: config.logLevel === 'info' ? 'warn' : config.logLevel };
     const separateAuth = config.authPort !== undefined;
-    const app = await buildServer(deps, { logger: fastifyLogger, includeAuthRoutes: !separateAuth });
-    const authApp = separateAuth ? await buildAuthServer(deps, { logger: fastifyLogger, docs: false }) : undefined;
+    // Who the client of a request is (per-IP budgets); clientIp(req, trustProxy) answers the same for websocket upgrades.
+    const trustProxy = proxyTrust(config.trustProxy);
+    const app = await buildServer(deps, { logger: fastifyLogger, includeAuthRoutes: !separateAuth, trustProxy });
+    const authApp = separateAuth ? await buildAuthServer(deps, { logger: fastifyLogger, docs: false, trustProxy }) : undefined;
     const drains = [new HttpDrain(app.server), ...(authApp ? [new HttpDrain(authApp.server)] : [])];
 
     // ---- real-time ----
