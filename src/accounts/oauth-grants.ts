@@ -1,9 +1,10 @@
 /**
  * OAuth grant tokens as request credentials: `Authorization: Bearer pxo_…` authenticates as the user who
- * approved, limited to the grant's scopes. Everything else goes to the wallet auth service unchanged.
+ * approved, limited to the grant's scopes (each route declares the scope it needs; src/api/scopes.ts checks).
+ * Everything else goes to the wallet auth service unchanged.
  */
 import type { AuthContext, AuthService } from '../auth/types.js';
-import { GRANT_PREFIX, type OauthScope, type OauthService } from './oauth.js';
+import { GRANT_PREFIX, type OauthService } from './oauth.js';
 
 const GRANT_BEARER = new RegExp(`^Bearer[ ]+(${GRANT_PREFIX}\\S+)\\s*$`, 'i');
 
@@ -26,19 +27,4 @@ export function withOauthGrants(base: AuthService, oauth: OauthService, now: () 
     return m ? grantContext(m[1]!) : base.authenticateNow?.(headers);
   };
   return wrapped;
-}
-
-const TRADE_ROUTES = /^\/api\/(v2\/order|order|v2\/position|position|tpsl)(\/|$)/;
-const NEVER_WITH_GRANT = /^\/api\/(user\/api-key|oauth)(\/|$)/;
-
-/**
- * The scope a route needs from a grant: `read` for account reads, `trade` for order/position/TpSl changes
- * (which still carry the user's wallet signature). null: no grant may call it (funds, profile edits,
- * API keys, OAuth management).
- */
-export function scopeFor(method: string, routeUrl: string): OauthScope | null {
-  if (!routeUrl.startsWith('/api/') || NEVER_WITH_GRANT.test(routeUrl)) return null;
-  if (method === 'GET') return 'read';
-  if ((method === 'POST' || method === 'PUT' || method === 'DELETE') && TRADE_ROUTES.test(routeUrl)) return 'trade';
-  return null;
 }

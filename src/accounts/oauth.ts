@@ -8,17 +8,19 @@
  *  3. the user approves (signed "Oauth consent" over the request id) or denies; approval yields a
  *     single-use code in the redirect URL;
  *  4. the integration exchanges code + client secret for a scoped grant token (`pxo_…`), a bearer
- *     credential limited to its scopes (see oauth-grants.ts) until it expires or the user revokes it.
+ *     credential limited to its scopes (checked per route: src/api/scopes.ts) until it expires or the
+ *     user revokes it.
  *
  * Secrets (client secret, code, grant) are stored as sha256 only.
  */
 import { randomUUID } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
 import { opaqueToken, sha256Hex } from '../auth/secrets.js';
+import { SCOPES, type Scope } from '../auth/types.js';
 
-/** read: GET routes of the account; trade: order, position and TpSl changes (still wallet-signed). */
-export const OAUTH_SCOPES = ['read', 'trade'] as const;
-export type OauthScope = (typeof OAUTH_SCOPES)[number];
+/** Grants share the API keys' scope vocabulary (docs/security/scopes.md); an integration may ask for any of them. */
+export const OAUTH_SCOPES = SCOPES;
+export type OauthScope = Scope;
 export const GRANT_PREFIX = 'pxo_';
 
 export interface OauthIntegration {

@@ -78,7 +78,10 @@ export function realtimeExtension(): Record<string, unknown> {
     description: 'Centrifugo bidirectional protocol (JSON), as spoken by the `centrifuge` npm client v5. Channel names are '
       + '`{env}:{name}` ({env} = CHANNEL_ENV, futures-perp-dev by default). Per-user channels take `{ "accessToken": "<JWT>" }` '
       + 'as the subscribe data and only their owner may subscribe. Clients drop an update whose comparison field is not '
-      + 'newer than the last one they saw for the same entity; the server keeps those fields strictly increasing.',
+      + 'newer than the last one they saw for the same entity; the server keeps those fields strictly increasing. '
+      + 'A channel\'s history is answered only on a subscription already answered (authorized). Commands beyond the '
+      + 'per-connection rates (WS_* settings) get error 111 "too many requests"; a client that keeps going is disconnected '
+      + 'with 3013. A subscription ends with unsubscribe code 2000 "session ended" when its login session ends.',
     path: '/connection/websocket',
     channels: Object.fromEntries(Object.entries(CHANNELS).map(([name, c]) => [`{env}:${name}`, {
       description: c.description,

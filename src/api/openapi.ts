@@ -2,7 +2,16 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import type { Scope } from '../auth/types.js';
 import { channelComponentSchemas, realtimeExtension } from './channel-docs.js';
+
+/** What each scope allows (docs/security/scopes.md). */
+const SCOPE_DOCS: Record<Scope, string> = {
+  read: 'Read your account: balances, orders, fills, positions, TpSl, transfers, statistics, profile',
+  trade: 'Place, replace and cancel orders; close positions; TpSl; leverage; the demo faucet',
+  withdraw: 'Withdraw collateral',
+  account: 'Edit your profile and favourites, publish trade signals, manage API keys and OAuth approvals',
+};
 
 /** `x-` extensions are copied into the document as they are; the option types do not list them. */
 function realtimeExtensionField(): object {
@@ -26,8 +35,15 @@ export async function installOpenApi(app: FastifyInstance, title: string): Promi
       components: {
         schemas: channelComponentSchemas(),
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Wallet session (SIWE sign-in): every scope' },
+          apiKey: {
+            type: 'apiKey', in: 'header', name: 'x-api-key',
+            description: "Needs the operation's scope (x-scope; the oauthGrant scopes list them); a key created without scopes has read and trade",
+          },
+          oauthGrant: {
+            type: 'oauth2', description: 'Grant token (Bearer pxo_…) of an OAuth integration the user approved; needs the scope listed here',
+            flows: { authorizationCode: { authorizationUrl: '/api/oauth', tokenUrl: '/api/oauth/token', scopes: SCOPE_DOCS } },
+          },
           operatorToken: { type: 'apiKey', in: 'header', name: 'x-operator-token' },
         },
       },

@@ -6,13 +6,12 @@
  *    consent/code exchange), per IP, at onRequest;
  *  - orders, faucet, reads: authenticated routes, per credential (API key → the key, OAuth grant → the
  *    grant, access token → the user), after authentication and before the body is read (preParsing), so
- *    malformed bodies count as well. `orders` are the routes an OAuth grant needs `trade` for; `reads` is
- *    every other authenticated route.
+ *    malformed bodies count as well. `orders` are the routes that declare the `trade` scope (but the
+ *    faucet); `reads` is every other authenticated route.
  * An exhausted budget answers 429 RATE_LIMITED with Retry-After (seconds until its window restarts).
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { scopeFor } from '../accounts/oauth-grants.js';
 import { ipKey } from './client-ip.js';
 import { ApiError } from './errors.js';
 
@@ -56,11 +55,11 @@ const WHAT: Record<keyof RateLimits, string> = {
   reads: 'requests per credential',
 };
 
-/** The budget a route spends besides the per-IP one (null: only the per-IP one). */
-export function budgetOf(method: string, url: string, authenticated: boolean): RouteBudget | null {
-  if (!authenticated) return url.startsWith('/auth/') || /^\/api\/oauth(\/|$)/.test(url) ? 'signIn' : null;
+/** The budget a route spends besides the per-IP one (null: only the per-IP one), from its declared auth and scope. */
+export function budgetOf(method: string, url: string, config: { auth?: boolean; scope?: string } | undefined): RouteBudget | null {
+  if (config?.auth !== true) return url.startsWith('/auth/') || /^\/api\/oauth(\/|$)/.test(url) ? 'signIn' : null;
   if (method === 'POST' && url === '/api/user/faucet') return 'faucet';
-  return scopeFor(method, url) === 'trade' ? 'orders' : 'reads';
+  return config.scope === 'trade' ? 'orders' : 'reads';
 }
 
 /** Whose per-credential budget an authenticated request spends. */
@@ -114,7 +113,7 @@ export async function installRateLimits(app: FastifyInstance, limits: RateLimits
   const signInHook = signIn && onRequest('signIn', signIn);
   app.addHook('onRoute', (route) => {
     const method = Array.isArray(route.method) ? route.method[0] : route.method;
-    const name = budgetOf(method ?? 'GET', route.url ?? route.path, route.config?.auth === true);
+    const name = budgetOf(method ?? 'GET', route.url ?? route.path, route.config);
     if (name === 'signIn' && signInHook) route.onRequest = [...hooksOf(route.onRequest), signInHook] as RouteOptions['onRequest'];
     const hook = name && name !== 'signIn' ? perCredential.get(name) : undefined;
     if (hook) route.preParsing = [...hooksOf(route.preParsing), hook] as RouteOptions['preParsing'];

@@ -11,10 +11,10 @@ import type { RouteContext } from './context.js';
 import { DEFAULT_API_CONFIG, type ApiDeps } from './deps.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.js';
 import { installJsonParser } from './json-parser.js';
-import { installOauthScopes } from './oauth-scopes.js';
 import { installOpenApi } from './openapi.js';
 import { requireOperator } from './operator.js';
 import { installRateLimits } from './rate-limits.js';
+import type { RouteScope } from './scopes.js';
 import { adminMarketRoutes } from './routes/admin-market.js';
 import { adminSystemRoutes } from './routes/admin-system.js';
 import { adminUserRoutes } from './routes/admin-users.js';
@@ -47,6 +47,21 @@ export interface ServerOptions {
   trustProxy?: ProxyTrust | false;
 }
 
+/** A registered route and how it authenticates (what the route-scope test walks). */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  auth: boolean;
+  scope: RouteScope | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered on this instance, in registration order. */
+    registeredRoutes: RegisteredRoute[];
+  }
+}
+
 function contextOf(deps: ApiDeps): RouteContext {
   return { ...deps, cfg: { ...DEFAULT_API_CONFIG, ...deps.config }, newId: deps.newId ?? randomUUID };
 }
@@ -74,6 +89,11 @@ async function base(ctx: RouteContext, opts: ServerOptions, title: string): Prom
     // `Connection: close`) while the sequencer still runs, instead of Fastify's bare 503 (app/exchange.ts).
     return503OnClosing: false,
   });
+  const routes: RegisteredRoute[] = [];
+  app.decorate('registeredRoutes', routes);
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) routes.push({ method, url: r.url, auth: r.config?.auth === true, scope: r.config?.scope });
+  });
   installErrorHandling(app, ctx.cfg.bodyLimit);
   installValidation(app);
   installJsonParser(app, ctx.cfg.bodyLimit);
@@ -86,7 +106,6 @@ async function base(ctx: RouteContext, opts: ServerOptions, title: string): Prom
 export async function buildServer(deps: ApiDeps, opts: ServerOptions = {}): Promise<FastifyInstance> {
   const ctx = contextOf(deps);
   const app = await base(ctx, opts, 'Perpetual futures exchange API');
-  installOauthScopes(app);
   await app.register(systemRoutes(ctx));
   await app.register(marketRoutes(ctx));
   await app.register(ordersRoutes(ctx));

@@ -2,6 +2,7 @@
  * Process configuration from environment variables. Every variable has a default; `CONFIG_VARS` is the
  * single table the README documents.
  */
+import type { RealtimeLimits } from '../realtime/limits.js';
 import { DEFAULT_MARKET_MAKER_SETTINGS, type MarketMakerSettings } from '../simulation/market-maker.js';
 import { proxyTrust } from '../api/client-ip.js';
 import { DEFAULT_API_CONFIG, DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../api/deps.js';
@@ -36,6 +37,8 @@ export interface ExchangeConfig {
   bookPublishIntervalMs: number;
   /** Real-time write delay: messages queued this long leave in one frame (0 = once per event-loop turn). */
   wsWriteDelayMs: number;
+  /** Websocket abuse limits: connection caps, per-IP connection rate, per-connection command rates (0 = none). */
+  wsLimits: Required<RealtimeLimits>;
   heartbeatMs: number;
   faucetAmount: string;
   chainDelayMs: number;
@@ -104,6 +107,17 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'SHUTDOWN_GRACE_MS', default: '10000', doc: 'Graceful stop: how long HTTP requests already in flight may take to finish before the sequencer stops.' },
   { env: 'BOOK_PUBLISH_INTERVAL_MS', default: '50', doc: 'Minimum interval between order-book publications per channel.' },
   { env: 'WS_WRITE_DELAY_MS', default: '0', doc: "Real-time write delay, ms: how long a connection's first queued message waits so more leave in the same websocket frame. 0 = written at once when idle; under load connections are written in turn and what queues meanwhile shares the frame (adaptive batching, README: Real-time fan-out). A delay only adds latency on top." },
+  { env: 'WS_MAX_CONNECTIONS', default: '10000', doc: 'Open websocket connections at most, over all clients; further upgrades are answered 503 (0 = no cap).' },
+  { env: 'WS_MAX_CONNECTIONS_PER_IP', default: '100', doc: 'Open websocket connections at most per client address; further upgrades are answered 429 (0 = no cap).' },
+  { env: 'WS_CONNECTS_PER_IP_PER_SEC', default: '5', doc: 'New websocket connections per client address and second, sustained; beyond it (and the burst) upgrades are answered 429 (0 = no limit).' },
+  { env: 'WS_CONNECTS_PER_IP_BURST', default: '20', doc: 'New websocket connections one client address may open at once before WS_CONNECTS_PER_IP_PER_SEC applies.' },
+  { env: 'WS_MESSAGES_PER_SEC', default: '100', doc: 'Messages (commands and pongs) one websocket connection may send per second, sustained; a command beyond it gets error 111 "too many requests" (0 = no limit).' },
+  { env: 'WS_MESSAGES_BURST', default: '400', doc: 'Messages one websocket connection may send at once before WS_MESSAGES_PER_SEC applies.' },
+  { env: 'WS_SUBSCRIBES_PER_SEC', default: '10', doc: 'subscribe commands per websocket connection and second, sustained; beyond it: error 111, which the centrifuge client retries with backoff (0 = no limit).' },
+  { env: 'WS_SUBSCRIBES_BURST', default: '100', doc: 'subscribe commands one websocket connection may send at once (a client subscribing to everything on start) before WS_SUBSCRIBES_PER_SEC applies.' },
+  { env: 'WS_HISTORY_PER_SEC', default: '2', doc: 'history commands per websocket connection and second, sustained; beyond it: error 111 (0 = no limit).' },
+  { env: 'WS_HISTORY_BURST', default: '20', doc: 'history commands one websocket connection may send at once before WS_HISTORY_PER_SEC applies.' },
+  { env: 'WS_MAX_REFUSALS_PER_MIN', default: '60', doc: 'Rate-limit refusals (error 111) one websocket connection may collect per minute; the next one disconnects it with 3013 "too many requests" (the client reconnects with backoff; 0 = never disconnect).' },
   { env: 'HEARTBEAT_MS', default: '5000', doc: 'Period of the {env}:heartbeat publication and of the matcher-state snapshot on {env}:info, ms.' },
   { env: 'FAUCET_AMOUNT', default: '10000', doc: 'USDT credited by the demo faucet per call (0 = faucet off).' },
   { env: 'CHAIN_DELAY_MS', default: '3000', doc: 'Simulated chain: time until a withdrawal or deposit is final, ms.' },
@@ -131,7 +145,7 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'MM_MAX_INVENTORY', default: '100000', doc: 'Position notional (USDT) at which a bot skews its quotes fully against its inventory.' },
   { env: 'MM_FUNDS', default: '1000000', doc: 'USDT each bot account is topped up to at start.' },
   { env: 'DEMO_WALLET', default: 'true (demo), false (production)', doc: 'Create a funded demo wallet and print its private key at start-up.' },
-  { env: 'TRUST_PROXY', default: '(unset)', doc: 'Comma-separated IPs/CIDRs (or loopback, linklocal, uniquelocal) of the reverse proxies in front of the server: only a request from one of them has its X-Forwarded-For believed for the client IP that per-IP budgets count. Unset = X-Forwarded-For is ignored.' },
+  { env: 'TRUST_PROXY', default: '(unset)', doc: 'Comma-separated IPs/CIDRs (or loopback, linklocal, uniquelocal) of the reverse proxies in front of the server: only a request from one of them has its X-Forwarded-For believed for the client IP that per-IP budgets and websocket caps count. Unset = X-Forwarded-For is ignored.' },
   { env: 'HTTP_BODY_LIMIT', default: String(DEFAULT_API_CONFIG.bodyLimit), doc: 'Largest request body, bytes (larger: 413 PAYLOAD_TOO_LARGE).' },
   { env: 'HTTP_HEADERS_TIMEOUT_MS', default: String(DEFAULT_HTTP_TIMEOUTS.headersMs), doc: 'A request\'s headers must be in within this many ms of its start, or the connection is closed (at most HTTP_REQUEST_TIMEOUT_MS).' },
   { env: 'HTTP_REQUEST_TIMEOUT_MS', default: String(DEFAULT_HTTP_TIMEOUTS.requestMs), doc: 'The whole request (headers and body) must be in within this many ms of its start, or it is answered 408 and the connection closed.' },
@@ -273,6 +287,15 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10000),
     bookPublishIntervalMs: int(env, 'BOOK_PUBLISH_INTERVAL_MS', 50),
     wsWriteDelayMs: int(env, 'WS_WRITE_DELAY_MS', 0),
+    wsLimits: {
+      maxConnections: int(env, 'WS_MAX_CONNECTIONS', 10_000),
+      maxConnectionsPerIp: int(env, 'WS_MAX_CONNECTIONS_PER_IP', 100),
+      connectsPerIp: { perSecond: int(env, 'WS_CONNECTS_PER_IP_PER_SEC', 5), burst: int(env, 'WS_CONNECTS_PER_IP_BURST', 20, 1) },
+      messages: { perSecond: int(env, 'WS_MESSAGES_PER_SEC', 100), burst: int(env, 'WS_MESSAGES_BURST', 400, 1) },
+      subscribes: { perSecond: int(env, 'WS_SUBSCRIBES_PER_SEC', 10), burst: int(env, 'WS_SUBSCRIBES_BURST', 100, 1) },
+      histories: { perSecond: int(env, 'WS_HISTORY_PER_SEC', 2), burst: int(env, 'WS_HISTORY_BURST', 20, 1) },
+      maxRefusalsPerMinute: int(env, 'WS_MAX_REFUSALS_PER_MIN', 60),
+    },
     heartbeatMs: int(env, 'HEARTBEAT_MS', 5000, 1),
     faucetAmount: faucet,
     chainDelayMs: int(env, 'CHAIN_DELAY_MS', 3000),

@@ -12,8 +12,8 @@ import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { proxyTrust } from '../api/client-ip.js';
-import { buildAuthServer, buildServer } from '../api/server.js';
+import { clientIp, proxyTrust } from '../api/client-ip.js';
+import { buildAuthServer, buildServer, type RegisteredRoute } from '../api/server.js';
 import type { AdminDeps, ApiDeps, StartupStatus } from '../api/deps.js';
 import { openAccountStores, withOauthGrants } from '../accounts/index.js';
 import { createAuthService } from '../auth/index.js';
@@ -68,6 +68,8 @@ export interface RunningExchange {
   demoWallet: DemoWallet | undefined;
   /** The market-making bots (MARKET_MAKERS > 0). */
   marketMakers: MarketMakerFleet | undefined;
+  /** Ends the real-time subscriptions authorized with a login session (logout, refresh-token reuse). */
+  endRealtimeSession(sessionId: string): number;
   /** Operator index push (validated, journaled as a price tick). */
   indexPush: OperatorPush;
   /** Users, roles and sessions (operator tooling grants the admin role here). */
@@ -76,6 +78,8 @@ export interface RunningExchange {
   chain: { bridge: ChainBridge; simulated: SimulatedChain };
   /** Where start-up time went (also logged as "started" and shown by GET /api/admin/status). */
   startup: StartupStatus;
+  /** Every HTTP route served (both ports when AUTH_PORT is set), with its auth and scope. */
+  routes: readonly RegisteredRoute[];
   /** Graceful stop: HTTP, sequencer (flush + snapshot), real-time, storage. Idempotent. */
   close(): Promise<void>;
 }
@@ -333,6 +337,11 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       historyFor: channels.historyFor,
       writeDelayMs: config.wsWriteDelayMs,
       logger: log.child({ module: 'realtime' }),
+      limits: config.wsLimits,
+      // Connection caps and rates count the same client as the HTTP budgets (TRUST_PROXY, IPv6 by /64).
+      clientIpOf: (req) => clientIp(req, trustProxy),
+      // An ended session's access tokens stay refused for as long as they could be valid.
+      endedSessionTtlMs: config.accessTokenTtlSec * 1000,
     });
     publish = (ch, data) => rt.publish(ch, data);
     rtStats = rt.stats;
@@ -454,9 +463,11 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       demoWallet,
       marketMakers: fleet,
       indexPush,
+      endRealtimeSession: (sessionId) => rt.endSession(sessionId),
       auth,
       chain: { bridge, simulated },
       startup: startupReport,
+      routes: [...app.registeredRoutes, ...(authApp?.registeredRoutes ?? [])],
       close,
     };
   } catch (err) {

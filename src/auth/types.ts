@@ -2,6 +2,13 @@
 
 export type Role = 'user' | 'admin';
 
+/**
+ * What an API key or OAuth grant may do (docs/security/scopes.md). Routes declare the one they need; a wallet
+ * session (access JWT) holds them all.
+ */
+export type Scope = 'read' | 'trade' | 'withdraw' | 'account';
+export const SCOPES: readonly Scope[] = ['read', 'trade', 'withdraw', 'account'];
+
 export interface UserRecord {
   /** uuid */
   id: string;
@@ -29,8 +36,11 @@ export interface AuthContext {
   user: UserRecord;
   /** how the request authenticated */
   via: 'access-token' | 'api-key' | 'oauth-grant';
-  /** OAuth grants only: what the integration may do (see src/accounts/oauth-grants.ts) */
-  scopes?: readonly string[];
+  /**
+   * API keys and OAuth grants: what the credential may do. Ignored for access tokens (a wallet session may do
+   * everything); an API key without it has the default scopes (src/api/scopes.ts).
+   */
+  scopes?: readonly Scope[];
   /** api-key: the key's id; oauth-grant: the grant's id. Per-credential rate budgets are counted under it. */
   credentialId?: string;
 }

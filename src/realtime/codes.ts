@@ -41,6 +41,9 @@ export const Errors = {
   notAvailable: { code: ErrorCode.notAvailable, message: 'not available' },
   tokenExpired: { code: ErrorCode.tokenExpired, message: 'token expired' },
   unrecoverablePosition: { code: ErrorCode.unrecoverablePosition, message: 'unrecoverable position' },
+  // Temporary, as in Centrifugo: a refused subscribe is retried with backoff.
+  tooManyRequests: { code: ErrorCode.tooManyRequests, message: 'too many requests', temporary: true },
+  sessionEnded: { code: ErrorCode.permissionDenied, message: 'session ended' },
 } satisfies Record<string, ProtocolError>;
 
 /** Codes of the websocket close frame / disconnect push. Same values as Centrifugo. */
@@ -78,6 +81,7 @@ export const Disconnects = {
   stale: { code: DisconnectCode.stale, reason: 'stale' },
   badRequest: { code: DisconnectCode.badRequest, reason: 'bad request' },
   serverError: { code: DisconnectCode.serverError, reason: 'internal server error' },
+  tooManyRequests: { code: DisconnectCode.tooManyRequests, reason: 'too many requests' },
 } satisfies Record<string, Disconnect>;
 
 /** True when the centrifuge client reconnects after this disconnect code. */
@@ -87,7 +91,8 @@ export function clientReconnects(code: number): boolean {
 
 /** Codes of the unsubscribe push (`{ push: { channel, unsubscribe: { code, reason } } }`). */
 export const UnsubscribeCode = {
-  /** Terminal: the client's subscription goes to "unsubscribed". */
+  /** Terminal: the client's subscription goes to "unsubscribed" and is not resubscribed (with the same
+   *  data) until the app subscribes again. Also used when the session behind the subscription ended. */
   server: 2000,
   /** >= 2500: the client resubscribes at once (calling its getData again), keeping its
    *  recovery position. Used when a channel authorization expires. */

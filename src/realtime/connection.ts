@@ -3,23 +3,21 @@
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { WebSocket, type RawData } from 'ws';
-import type { Broker, HistoryPolicy } from './broker.js';
-import { Disconnects, Errors, UnsubscribeCode, type Disconnect, type ProtocolError } from './codes.js';
+import type { Broker } from './broker.js';
+import { Disconnects, Errors, type Disconnect, type ProtocolError } from './codes.js';
 import type { Hub } from './hub.js';
+import { CommandLimiter, type CommandKind, type RealtimeLimits } from './limits.js';
 import {
   PING,
   encodeDisconnectPush,
   encodeErrorReply,
   encodeReply,
-  encodeUnsubscribePush,
   parseFrame,
   type Command,
   type HistoryRequest,
-  type SubscribeRequest,
 } from './protocol.js';
 import type { FrameBuilder } from './frame-builder.js';
-import { resolveStream } from './recovery.js';
-import { ChannelSubscription, type SubscriptionOwner } from './subscription.js';
+import { ConnectionSubscriptions, type SubscriptionsHost } from './connection-subscriptions.js';
 import type { Authorize, ClientInfo, HistoryPolicyFor, Logger } from './types.js';
 
 export interface ConnectionSettings {
@@ -42,6 +40,9 @@ export interface ConnectionContext {
   logger: Logger;
   counters: { messagesSent: number; framesSent: number; bytesSent: number; slowDisconnects: number };
   frames: FrameBuilder;
+  limits: RealtimeLimits;
+  /** True for a session ended by RealtimeServer.endSession (remembered as long as its tokens may live). */
+  sessionEnded(sessionId: string): boolean;
   scheduleFlush(conn: Connection): void;
   closed(conn: Connection): void;
 }
@@ -49,11 +50,12 @@ export interface ConnectionContext {
 // Commands this server knows but does not offer: a clear error instead of 104.
 const NOT_AVAILABLE = new Set(['refresh', 'sub_refresh', 'presence', 'presence_stats']);
 
-export class Connection implements SubscriptionOwner {
+export class Connection implements SubscriptionsHost {
   readonly info: ClientInfo;
   private connected = false;
-  private isClosed = false;
-  private readonly subs = new Map<string, ChannelSubscription>();
+  private ended = false;
+  private readonly subscriptions: ConnectionSubscriptions;
+  private readonly limiter: CommandLimiter | null;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private readonly connectTimer: NodeJS.Timeout;
@@ -68,6 +70,8 @@ export class Connection implements SubscriptionOwner {
     meta: { remoteAddress?: string; userAgent?: string },
   ) {
     this.info = { id: randomUUID(), ...meta };
+    this.limiter = CommandLimiter.create(ctx.limits);
+    this.subscriptions = new ConnectionSubscriptions(this, ctx);
     ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
     ws.on('close', () => this.cleanup());
     ws.on('error', (err) => ctx.logger.debug({ err, client: this.info.id }, 'websocket error'));
@@ -77,11 +81,11 @@ export class Connection implements SubscriptionOwner {
   }
 
   get isConnected(): boolean {
-    return this.connected && !this.isClosed;
+    return this.connected && !this.ended;
   }
 
-  get subscriptionCount(): number {
-    return this.subs.size;
+  get isClosed(): boolean {
+    return this.ended;
   }
 
   // ---- outgoing ----
@@ -158,11 +162,10 @@ export class Connection implements SubscriptionOwner {
   }
 
   private cleanup(): void {
-    if (this.isClosed) return;
-    this.isClosed = true;
+    if (this.ended) return;
+    this.ended = true;
     clearTimeout(this.connectTimer);
-    for (const sub of this.subs.values()) this.dropSubscription(sub);
-    this.subs.clear();
+    this.subscriptions.dropAll();
     this.pending = [];
     this.pendingBytes = 0;
     this.ctx.closed(this);
@@ -185,8 +188,22 @@ export class Connection implements SubscriptionOwner {
     }
     for (const cmd of commands) {
       if (this.isClosed) return;
+      if (this.limiter && !this.withinLimits(this.limiter, cmd)) continue;
       this.handle(cmd);
     }
+  }
+
+  /** Counts the command against the connection's budget; beyond it: 111, and after many of those 3013. */
+  private withinLimits(limiter: CommandLimiter, cmd: Command): boolean {
+    const kind: CommandKind = cmd.subscribe ? 'subscribe' : cmd.history ? 'history' : 'other';
+    const verdict = limiter.check(kind);
+    if (verdict === 'ok') return true;
+    if (verdict === 'disconnect') {
+      this.disconnect(Disconnects.tooManyRequests, { push: true, reconnect: true });
+    } else if (Number.isInteger(cmd.id) && (cmd.id as number) > 0) {
+      this.replyError(cmd.id as number, Errors.tooManyRequests);
+    }
+    return false;
   }
 
   private handle(cmd: Command): void {
@@ -205,17 +222,7 @@ export class Connection implements SubscriptionOwner {
       return;
     }
     if (cmd.subscribe) {
-      const channel = cmd.subscribe.channel;
-      this.handleSubscribe(id, cmd.subscribe).catch((err) => {
-        this.ctx.logger.error({ err, client: this.info.id, channel }, 'subscribe failed');
-        // Release the reservation; internal is temporary, so the client retries.
-        const sub = this.subs.get(channel);
-        if (sub && !sub.isStarted) {
-          this.subs.delete(channel);
-          this.dropSubscription(sub);
-        }
-        this.replyError(id, Errors.internal);
-      });
+      this.subscriptions.subscribe(id, cmd.subscribe);
     } else if (cmd.unsubscribe) {
       this.handleUnsubscribe(id, cmd.unsubscribe.channel);
     } else if (cmd.history) {
@@ -249,88 +256,22 @@ export class Connection implements SubscriptionOwner {
     );
   }
 
-  private async handleSubscribe(id: number, req: SubscribeRequest): Promise<void> {
-    const channel = req.channel;
-    if (typeof channel !== 'string' || channel === '' || channel.length > 255) {
-      this.replyError(id, Errors.badRequest);
-      return;
-    }
-    if (this.subs.has(channel)) {
-      this.replyError(id, Errors.alreadySubscribed);
-      return;
-    }
-    if (this.subs.size >= this.ctx.settings.maxSubscriptionsPerConnection) {
-      this.replyError(id, { code: 106, message: 'limit exceeded' });
-      return;
-    }
-    const policy: HistoryPolicy | null = this.ctx.historyFor(channel);
-    // Reserve the channel now: a second subscribe in the same frame gets 105, and an
-    // unsubscribe meanwhile cancels this one (sub.active = false).
-    const sub = new ChannelSubscription(channel, this, policy !== null);
-    this.subs.set(channel, sub);
-
-    const auth = await this.ctx.authorize(channel, req.data, this.info);
-    if (!sub.active || this.isClosed) return;
-    if (!auth.allowed) {
-      this.subs.delete(channel);
-      sub.stop();
-      const error: ProtocolError = { code: auth.code, message: auth.message };
-      if (auth.temporary) error.temporary = true;
-      this.replyError(id, error);
-      return;
-    }
-
-    // Join the fan-out before reading the stream position: publications racing the
-    // history read are held in the subscription and de-duplicated by offset.
-    await this.ctx.hub.add(channel, sub);
-    const stream = await resolveStream(this.ctx.broker, req, policy, this.ctx.settings.maxRecoveredPublications);
-    if (!sub.active || this.isClosed) return;
-    if ('error' in stream) {
-      this.subs.delete(channel);
-      this.dropSubscription(sub);
-      this.replyError(id, stream.error);
-      return;
-    }
-    this.enqueueString(encodeReply(id, 'subscribe', stream.result));
-    sub.start(stream.position);
-    if (auth.expiresAt !== undefined) this.armExpiry(sub, auth.expiresAt);
-  }
-
-  /** When the authorization lapses the client is told to resubscribe (2501): it sends its
-   *  subscribe again with fresh data (getData) and recovers what it missed meanwhile. */
-  private armExpiry(sub: ChannelSubscription, expiresAt: number): void {
-    const delay = Math.max(0, expiresAt - Date.now());
-    sub.expiryTimer = setTimeout(() => this.endSubscription(sub.channel, UnsubscribeCode.expired, 'subscription expired'), delay);
-    sub.expiryTimer.unref();
-  }
-
-  streamLost(channel: string): void {
-    // 2500 "insufficient state": the client resubscribes, recovery fails, the app reloads.
-    this.endSubscription(channel, 2500, 'insufficient state');
-  }
-
-  /** Server-side unsubscribe with a push telling the client why. */
-  endSubscription(channel: string, code: number, reason: string): void {
-    const sub = this.subs.get(channel);
-    if (!sub || this.isClosed) return;
-    this.subs.delete(channel);
-    this.dropSubscription(sub);
-    this.enqueueString(encodeUnsubscribePush(channel, code, reason));
-  }
-
   private handleUnsubscribe(id: number, channel: string): void {
-    const sub = this.subs.get(channel);
-    if (sub) {
-      this.subs.delete(channel);
-      this.dropSubscription(sub);
-    }
+    this.subscriptions.unsubscribe(channel);
     this.enqueueString(encodeReply(id, 'unsubscribe', {}));
+  }
+
+  /** See ConnectionSubscriptions.endSession. */
+  endSession(sessionId: string): number {
+    return this.isClosed ? 0 : this.subscriptions.endSession(sessionId);
   }
 
   private async handleHistory(id: number, req: HistoryRequest): Promise<void> {
     const policy = typeof req.channel === 'string' ? this.ctx.historyFor(req.channel) : null;
-    // History is readable only with a live subscription: its authorization covers it.
-    if (!policy || !this.subs.has(req.channel)) {
+    // History is readable only with a live subscription (authorized, subscribe answered): its authorization
+    // covers it. A subscribe still in progress is not one.
+    const sub = policy ? this.subscriptions.liveSubscription(req.channel) : undefined;
+    if (!sub) {
       this.replyError(id, policy ? Errors.permissionDenied : Errors.notAvailable);
       return;
     }
@@ -338,16 +279,16 @@ export class Connection implements SubscriptionOwner {
     const limit = Math.min(Number(req.limit ?? 0), this.ctx.settings.maxRecoveredPublications);
     const h = await this.ctx.broker.history(req.channel, { since, limit, reverse: req.reverse === true });
     if (this.isClosed) return;
+    // Ended meanwhile (unsubscribe, session ended): its authorization no longer covers the answer.
+    if (this.subscriptions.liveSubscription(req.channel) !== sub) {
+      this.replyError(id, Errors.permissionDenied);
+      return;
+    }
     const pubs = h.publications.map((p) => ({ data: p.data, offset: p.offset }));
     this.enqueueString(encodeReply(id, 'history', { publications: pubs, offset: h.offset, epoch: h.epoch }));
   }
 
-  private dropSubscription(sub: ChannelSubscription): void {
-    sub.stop();
-    this.ctx.hub.remove(sub.channel, sub);
-  }
-
-  private replyError(id: number, error: ProtocolError): void {
+  replyError(id: number, error: ProtocolError): void {
     this.enqueueString(encodeErrorReply(id, error));
   }
 }

@@ -6,3 +6,4 @@ export { CoalescingPublisher, type CoalescingOptions } from './coalescer.js';
 export { Heartbeat } from './heartbeat.js';
 export { ErrorCode, DisconnectCode, UnsubscribeCode, clientReconnects } from './codes.js';
 export type { Authorize, Authorization, ClientInfo, HistoryPolicyFor, Logger, RealtimeStats } from './types.js';
+export type { Rate, RealtimeLimits } from './limits.js';

@@ -9,7 +9,9 @@ import { Disconnects, DisconnectCode } from './codes.js';
 import { Connection, type ConnectionContext, type ConnectionSettings } from './connection.js';
 import { FlushScheduler } from './flush-scheduler.js';
 import { FrameBuilder } from './frame-builder.js';
+import { LRUCache } from 'lru-cache';
 import { Hub } from './hub.js';
+import { ConnectionGate, type RealtimeLimits } from './limits.js';
 import { InMemoryBroker } from './memory-broker.js';
 import { silentLogger, type Authorize, type HistoryPolicyFor, type Logger, type RealtimeStats } from './types.js';
 
@@ -48,6 +50,18 @@ export interface RealtimeServerOptions {
   /** Version string sent in the connect reply. */
   version?: string;
   logger?: Logger;
+  /** Connection caps and command rates. Default: none (the app passes its configured ones). */
+  limits?: RealtimeLimits;
+  /**
+   * The client's address, for the per-IP limits and ClientInfo. Default: the socket's remote address; an app
+   * behind a trusted proxy passes its rule for forwarded addresses here.
+   */
+  clientIpOf?: (req: http.IncomingMessage) => string | undefined;
+  /**
+   * How long an ended session (endSession) stays refused: subscribes authorized with it get 103. Set it to
+   * the access-token lifetime, so a token of the session cannot be replayed. Default 15 minutes.
+   */
+  endedSessionTtlMs?: number;
 }
 
 export interface RealtimeServer {
@@ -60,6 +74,13 @@ export interface RealtimeServer {
    * publishers skip building data for channels without history that nobody listens to.
    */
   hasSubscribers(channel: string): boolean;
+  /**
+   * A login session ended (logout, refresh-token reuse): every subscription authorized with it ends at once
+   * with a terminal unsubscribe push (2000 "session ended": the client does not resubscribe on its own), a
+   * subscribe in progress with it is refused (103), and so is any later one, for endedSessionTtlMs.
+   * Returns the number of subscriptions ended on this node.
+   */
+  endSession(sessionId: string): number;
   readonly stats: RealtimeStats;
   /** Standalone mode only: starts listening (port 0 = random). */
   listen(port?: number, host?: string): Promise<AddressInfo>;
@@ -68,6 +89,15 @@ export interface RealtimeServer {
 }
 
 const DEFAULT_PATH = '/connection/websocket';
+
+/** Answers an upgrade with a plain HTTP error (the centrifuge client reconnects with backoff). */
+function refuseUpgrade(socket: Duplex, status: 429 | 503, reason: string): void {
+  socket.once('finish', () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nConnection: close\r\nRetry-After: 1\r\n` +
+      `Content-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`,
+  );
+}
 
 export function createRealtimeServer(opts: RealtimeServerOptions): RealtimeServer {
   const path = opts.path ?? DEFAULT_PATH;
@@ -89,6 +119,9 @@ export function createRealtimeServer(opts: RealtimeServerOptions): RealtimeServe
 
   const hub = new Hub(broker);
   const connections = new Set<Connection>();
+  const gate = new ConnectionGate(opts.limits ?? {});
+  const clientIpOf = opts.clientIpOf ?? ((req: http.IncomingMessage) => req.socket.remoteAddress);
+  const endedSessions = new LRUCache<string, true>({ max: 100_000, ttl: opts.endedSessionTtlMs ?? 15 * 60_000 });
   const counters = { messagesSent: 0, framesSent: 0, bytesSent: 0, slowDisconnects: 0 };
 
   const flusher = new FlushScheduler(opts.writeDelayMs ?? 0);
@@ -103,6 +136,10 @@ export function createRealtimeServer(opts: RealtimeServerOptions): RealtimeServe
     logger,
     counters,
     frames,
+    limits: opts.limits ?? {},
+    sessionEnded(sessionId) {
+      return endedSessions.has(sessionId);
+    },
     scheduleFlush(conn) {
       flusher.add(conn);
     },
@@ -113,11 +150,8 @@ export function createRealtimeServer(opts: RealtimeServerOptions): RealtimeServe
 
   // No permessage-deflate: Connection writes ready-made uncompressed frames to the socket.
   const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxPayloadBytes ?? 64 * 1024, perMessageDeflate: false });
-  const accept = (ws: WebSocket, socket: Duplex, req: http.IncomingMessage) => {
-    const conn = new Connection(ws, socket, ctx, {
-      remoteAddress: req.socket.remoteAddress,
-      userAgent: req.headers['user-agent'],
-    });
+  const accept = (ws: WebSocket, socket: Duplex, req: http.IncomingMessage, remoteAddress: string | undefined) => {
+    const conn = new Connection(ws, socket, ctx, { remoteAddress, userAgent: req.headers['user-agent'] });
     connections.add(conn);
   };
 
@@ -133,7 +167,16 @@ export function createRealtimeServer(opts: RealtimeServerOptions): RealtimeServe
       if (httpServer.listenerCount('upgrade') === 1) socket.destroy();
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, socket, req));
+    const ip = clientIpOf(req);
+    const admission = gate.admit(ip ?? 'unknown');
+    if (!admission.ok) {
+      logger.debug({ ip, status: admission.status, reason: admission.reason }, 'websocket upgrade refused');
+      refuseUpgrade(socket, admission.status, admission.reason);
+      return;
+    }
+    // Counted until the socket closes, whether or not the handshake completes.
+    socket.once('close', admission.release);
+    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, socket, req, ip));
   };
   httpServer.on('upgrade', onUpgrade);
 
@@ -188,6 +231,13 @@ export function createRealtimeServer(opts: RealtimeServerOptions): RealtimeServe
     },
     hasSubscribers(channel) {
       return !ownBroker || hub.has(channel);
+    },
+    endSession(sessionId) {
+      // Remembered first: a subscribe whose token is being verified right now is refused when it completes.
+      endedSessions.set(sessionId, true);
+      let ended = 0;
+      for (const c of connections) ended += c.endSession(sessionId);
+      return ended;
     },
     listen(port = 0, host = '127.0.0.1') {
       if (opts.server) return Promise.reject(new Error('attached to an existing server: listen on it instead'));

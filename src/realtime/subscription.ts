@@ -17,6 +17,8 @@ export class ChannelSubscription implements HubSubscriber {
   private lastOffset = 0;
   private epoch = '';
   expiryTimer: NodeJS.Timeout | null = null;
+  /** Login session of the credentials that authorized it (RealtimeServer.endSession). */
+  sessionId: string | undefined;
   /** False once unsubscribed/cancelled; late async continuations check it. */
   active = true;
 

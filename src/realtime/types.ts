@@ -10,7 +10,13 @@ export interface ClientInfo {
 }
 
 export type Authorization =
-  | { allowed: true; /** ms since epoch; the subscription is ended (and the client resubscribes) then. */ expiresAt?: number }
+  | {
+      allowed: true;
+      /** ms since epoch; the subscription is ended (and the client resubscribes) then. */
+      expiresAt?: number;
+      /** The login session the credentials belong to: RealtimeServer.endSession(id) ends the subscription. */
+      sessionId?: string;
+    }
   | {
       allowed: false;
       code: number;

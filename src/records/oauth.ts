@@ -3,7 +3,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import { OAUTH_SCOPES, type OauthIntegration, type OauthRequest } from '../accounts/oauth.js';
 import { IsoTime, Nullable, StringEnum, iso, isoOrNull } from './common.js';
 
-const Scope = StringEnum(OAUTH_SCOPES, { description: 'read: account reads; trade: order, position and TpSl changes' });
+const Scope = StringEnum(OAUTH_SCOPES, {
+  description: 'read: your account data; trade: orders, positions, TpSl, leverage, faucet; withdraw: withdrawals; '
+    + 'account: profile, favourites, trade signals, API keys, OAuth approvals',
+});
 
 export const OauthClientRecord = Type.Object({
   id: Type.String(),

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import WebSocket from 'ws';
 import { clientSignIn, randomWallet } from '../auth/helpers.js';
 import { assertError, Bot, CHAIN_ID, ok, RAISED_RATE_LIMITS, startTestExchange, type Res, type TestExchange } from './client.js';
 import { peerRequest, type PeerRes } from './peer.js';
@@ -105,6 +106,31 @@ test('X-Forwarded-For is ignored unless TRUST_PROXY names the peer', async () =>
   assert.equal((await via('10.0.0.3', '127.0.0.2')).status, 200);
   assert.equal((await via('10.0.0.4', '127.0.0.2')).status, 200);
   assertRateLimited(await via('10.0.0.5', '127.0.0.2'), 'untrusted peer');
+});
+
+test('websocket per-IP connection caps count the client TRUST_PROXY names, like the HTTP budgets', async () => {
+  const { ex } = await start({ TRUST_PROXY: '127.0.0.1', WS_MAX_CONNECTIONS_PER_IP: '1' });
+  const open: WebSocket[] = [];
+  /** 'open', or the HTTP status the upgrade was refused with. */
+  const connect = (forwardedFor: string, from = '127.0.0.1') =>
+    new Promise<number | 'open'>((resolve, reject) => {
+      const ws = new WebSocket(ex.wsUrl, { localAddress: from, headers: { 'x-forwarded-for': forwardedFor } });
+      ws.once('open', () => {
+        open.push(ws);
+        resolve('open');
+      });
+      ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      ws.once('error', reject);
+    });
+  try {
+    assert.equal(await connect('10.1.1.1'), 'open');
+    assert.equal(await connect('10.1.1.1'), 429, 'the same forwarded client');
+    assert.equal(await connect('10.1.1.2'), 'open', 'another forwarded client behind the same proxy');
+    assert.equal(await connect('10.1.1.3', '127.0.0.2'), 'open');
+    assert.equal(await connect('10.1.1.4', '127.0.0.2'), 429, 'an untrusted peer is the client, whatever it forwards');
+  } finally {
+    for (const ws of open) ws.close();
+  }
 });
 
 test('a nonce flood from one IP does not push out another IP\'s nonce', async () => {

@@ -60,8 +60,8 @@ export class RawClient {
   readonly opened: Promise<void>;
   readonly closed: Promise<void>;
 
-  constructor(url: string, opts: { connect?: boolean; autoPong?: boolean } = {}) {
-    this.ws = new WebSocket(url);
+  constructor(url: string, opts: { connect?: boolean; autoPong?: boolean; ws?: WebSocket.ClientOptions } = {}) {
+    this.ws = new WebSocket(url, opts.ws);
     this.opened = new Promise((resolve) => this.ws.once('open', () => resolve()));
     this.closed = new Promise((resolve) =>
       this.ws.once('close', (code, reason) => {

@@ -36,6 +36,6 @@ export function authRoutes(ctx: RouteContext) {
       return toSession(await ctx.auth.refresh(m[1]));
     });
 
-    app.get('/auth/user/balance', { config: { auth: true }, schema: { tags, summary: 'Balances', ...balanceSchema } }, balanceHandler(ctx));
+    app.get('/auth/user/balance', { config: { auth: true, scope: 'read' }, schema: { tags, summary: 'Balances', ...balanceSchema } }, balanceHandler(ctx));
   };
 }

@@ -6,7 +6,7 @@ import { TRANSFER_STATUSES, TRANSFER_TYPES } from '../../domain/enums.js';
 import { EmptyResponse, ErrorBody, Nullable, StringEnum } from '../../records/common.js';
 import { BalanceItemRecord, TransferRecord, UserFundingRecord, toBalanceItems, toTransfer, toUserFunding } from '../../records/funds.js';
 import * as A from '../amounts.js';
-import { SECURITY, userOf } from '../authenticate.js';
+import { userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { execute } from '../execute.js';
@@ -33,13 +33,16 @@ const TransferListQuery = Type.Object({
   offset: Type.Optional(Offset),
 });
 const TransferListRecord = Type.Object({ list: Type.Array(TransferRecord), count: Type.Integer() }, { description: 'TransferListObject' });
-const TransferDetailRecord = Type.Object({ smartAccountAddress: Type.String(), email: Nullable(Type.String()) }, { description: 'Transfer detail' });
+const TransferDetailRecord = Type.Object({
+  smartAccountAddress: Type.String(),
+  email: Nullable(Type.String({ description: "only when the target is the caller's own account; null for anyone else's" })),
+}, { description: 'Transfer detail: public fields of the target account' });
 
 /** GET /auth/user/balance and the deprecated GET /api/user/balance share this handler. */
 export function balanceHandler(ctx: RouteContext) {
   return async (req: Parameters<typeof userOf>[0]) => toBalanceItems(ctx.engine.account(userOf(req).exchangeId));
 }
-export const balanceSchema = { security: SECURITY, response: { 200: Type.Array(BalanceItemRecord), ...errors } };
+export const balanceSchema = { response: { 200: Type.Array(BalanceItemRecord), ...errors } };
 
 export function fundsRoutes(ctx: RouteContext) {
   return async function plugin(app: FastifyInstance) {
@@ -49,22 +52,22 @@ export function fundsRoutes(ctx: RouteContext) {
     const faucetTtl = (userId: number) => Math.max(0, (faucetUsed.get(userId) ?? -Infinity) + ctx.cfg.faucetCooldownMs - ctx.clock());
 
     app.get('/api/user/balance', {
-      config: { auth: true },
+      config: { auth: true, scope: 'read' },
       schema: { tags, deprecated: true, summary: 'Balances (deprecated: use GET /auth/user/balance)', ...balanceSchema },
     }, balanceHandler(ctx));
 
     app.get('/api/user/funding', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Your collateral per coin', response: { 200: Type.Array(UserFundingRecord), ...errors } },
+      config: { auth: true, scope: 'read' },
+      schema: { tags, summary: 'Your collateral per coin', response: { 200: Type.Array(UserFundingRecord), ...errors } },
     }, async (req) => {
       const a = ctx.engine.account(userOf(req).exchangeId);
       return [toUserFunding(a.balance, a.updatedAt)];
     });
 
     app.get('/api/user/faucet/check', {
-      config: { auth: true },
+      config: { auth: true, scope: 'read' },
       schema: {
-        tags, security: SECURITY, summary: 'Whether the faucet can be used now; ttl = ms until it can',
+        tags, summary: 'Whether the faucet can be used now; ttl = ms until it can',
         response: { 200: Type.Object({ ok: Type.Boolean(), ttl: Type.Number() }), ...errors },
       },
     }, async (req) => {
@@ -73,8 +76,8 @@ export function fundsRoutes(ctx: RouteContext) {
     });
 
     app.post('/api/user/faucet', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Credit test collateral (demo)', response: { 200: EmptyResponse, ...errors } },
+      config: { auth: true, scope: 'trade' },
+      schema: { tags, summary: 'Credit test collateral (demo)', response: { 200: EmptyResponse, ...errors } },
     }, async (req) => {
       const userId = userOf(req).exchangeId;
       if (ctx.cfg.faucetAmount === '0') throw new ApiError(403, 'FAUCET_DISABLED', 'The faucet is disabled on this server');
@@ -91,8 +94,8 @@ export function fundsRoutes(ctx: RouteContext) {
     });
 
     app.post('/api/transfer/pf/withdraw', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Withdraw collateral (signed)', body: WithdrawBody, response: { 200: TransferRecord, ...errors } },
+      config: { auth: true, scope: 'withdraw' },
+      schema: { tags, summary: 'Withdraw collateral (signed)', body: WithdrawBody, response: { 200: TransferRecord, ...errors } },
     }, async (req) => {
       const user = userOf(req);
       const b = req.body as Static<typeof WithdrawBody>;
@@ -106,9 +109,9 @@ export function fundsRoutes(ctx: RouteContext) {
     });
 
     app.get('/api/transfer', {
-      config: { auth: true },
+      config: { auth: true, scope: 'read' },
       schema: {
-        tags, security: SECURITY, querystring: TransferListQuery, response: { 200: TransferListRecord, ...errors },
+        tags, querystring: TransferListQuery, response: { 200: TransferListRecord, ...errors },
         summary: 'Your transfers not yet final on chain (pending or blocked), newest first; settled ones are in /api/user/funding-transfer',
       },
     }, async (req) => {
@@ -126,9 +129,9 @@ export function fundsRoutes(ctx: RouteContext) {
     });
 
     app.get('/api/transfer/detail', {
-      config: { auth: true },
+      config: { auth: true, scope: 'read' },
       schema: {
-        tags, security: SECURITY, summary: 'Account behind a wallet or smart-account address (transfer target)',
+        tags, summary: 'Account behind a wallet or smart-account address (transfer target)',
         querystring: Type.Object({ target: Address }), response: { 200: TransferDetailRecord, ...errors },
       },
     }, async (req) => {
@@ -136,7 +139,8 @@ export function fundsRoutes(ctx: RouteContext) {
       if (!ctx.auth.findUserByAddress) throw badRequest('UNSUPPORTED', 'Address lookup is not available on this server');
       const user = ctx.auth.findUserByAddress(target);
       if (!user) throw notFound('ACCOUNT_NOT_FOUND', `No account for address ${target}`);
-      return { smartAccountAddress: user.smartAccountAddress, email: user.email };
+      // Anyone signed in may look up any address: another user's email stays private.
+      return { smartAccountAddress: user.smartAccountAddress, email: user.id === userOf(req).id ? user.email : null };
     });
   };
 }

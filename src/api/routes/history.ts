@@ -10,7 +10,7 @@ import {
   toBalanceChart, toFundingTransfer, toPositionHistory, toUserStatistics,
 } from '../../records/history.js';
 import { CLOSE_TYPES, nextPeriod, periodStart, type ChartGroup } from '../../store/index.js';
-import { SECURITY, userOf } from '../authenticate.js';
+import { userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
 import type { ReadStore } from '../deps.js';
 import { ApiError, badRequest } from '../errors.js';
@@ -83,9 +83,9 @@ function requireStore<K extends keyof ReadStore>(ctx: RouteContext, method: K): 
 export function historyRoutes(ctx: RouteContext) {
   return async function plugin(app: FastifyInstance) {
     app.get('/api/position/history', {
-      config: { auth: true },
+      config: { auth: true, scope: 'read' },
       schema: {
-        tags: ['positions'], security: SECURITY, summary: 'Closed positions (one item per position lifetime)', querystring: PositionHistoryQuery,
+        tags: ['positions'], summary: 'Closed positions (one item per position lifetime)', querystring: PositionHistoryQuery,
         response: { 200: Paged(PositionHistoryRecord), ...errors },
       },
     }, async (req) => {
@@ -108,9 +108,9 @@ export function historyRoutes(ctx: RouteContext) {
     });
 
     app.get('/api/user/funding-transfer', {
-      config: { auth: true },
+      config: { auth: true, scope: 'read' },
       schema: {
-        tags: ['funds'], security: SECURITY, summary: 'Your collateral movements (deposits, withdrawals, PnL, fees, funding), newest first',
+        tags: ['funds'], summary: 'Your collateral movements (deposits, withdrawals, PnL, fees, funding), newest first',
         querystring: FundingTransferQuery, response: { 200: Paged(FundingTransferRecord), ...errors },
       },
     }, async (req) => {
@@ -127,9 +127,9 @@ export function historyRoutes(ctx: RouteContext) {
     });
 
     app.get('/api/user/balance/chart', {
-      config: { auth: true },
+      config: { auth: true, scope: 'read' },
       schema: {
-        tags: ['funds'], security: SECURITY, querystring: ChartQuery, response: { 200: BalanceChartRecord, ...errors },
+        tags: ['funds'], querystring: ChartQuery, response: { 200: BalanceChartRecord, ...errors },
         summary: 'Collateral balance per UTC period; default window: the last 24 hours / 30 days / 12 weeks / 12 months / 5 years',
       },
     }, async (req) => {
@@ -142,9 +142,9 @@ export function historyRoutes(ctx: RouteContext) {
     });
 
     app.get('/api/user/statistics', {
-      config: { auth: true },
+      config: { auth: true, scope: 'read' },
       schema: {
-        tags: ['user'], security: SECURITY, querystring: StatisticsQuery, response: { 200: UserStatisticsRecord, ...errors },
+        tags: ['user'], querystring: StatisticsQuery, response: { 200: UserStatisticsRecord, ...errors },
         summary: 'Your trading statistics (fills, volume, fees, realized PnL) for the window and per UTC period, newest first',
       },
     }, async (req) => {

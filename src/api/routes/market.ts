@@ -11,7 +11,7 @@ import {
   toInstrument, toInstrumentMetrics, toMarketInfo, type InstrumentStats,
 } from '../../records/market.js';
 import * as A from '../amounts.js';
-import { SECURITY, userOf } from '../authenticate.js';
+import { userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
 import { RenderedDepthCache } from '../depth-cache.js';
 import { notFound } from '../errors.js';
@@ -110,13 +110,13 @@ export function marketRoutes(ctx: RouteContext) {
     });
 
     app.get('/api/market/available-balance', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Amount available for new orders and withdrawal', response: { 200: AvailableBalanceRecord, ...errors } },
+      config: { auth: true, scope: 'read' },
+      schema: { tags, summary: 'Amount available for new orders and withdrawal', response: { 200: AvailableBalanceRecord, ...errors } },
     }, async (req) => toAvailableBalance(ctx.engine.account(userOf(req).exchangeId)));
 
     app.get('/api/market/power', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Buying power per side', querystring: PowerQuery, response: { 200: PowerRecord, ...errors } },
+      config: { auth: true, scope: 'read' },
+      schema: { tags, summary: 'Buying power per side', querystring: PowerQuery, response: { 200: PowerRecord, ...errors } },
     }, async (req) => {
       const { instrument } = req.query as Static<typeof PowerQuery>;
       A.pathInstrument(ctx.engine, instrument);

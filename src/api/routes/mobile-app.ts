@@ -9,7 +9,6 @@ import type { AccountServices } from '../../accounts/index.js';
 import { BlockedVersionRecord, VersionCheckRecord, toBlockedVersion } from '../../records/accounts.js';
 import { ErrorBody, Nullable, StringEnum } from '../../records/common.js';
 import { requireAdmin, type OperatorGuard } from '../admin-guard.js';
-import { SECURITY } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
 import { ApiError, badRequest } from '../errors.js';
 import { Body } from '../schemas.js';
@@ -43,9 +42,9 @@ export function mobileAppRoutes(ctx: RouteContext, accounts: AccountServices, gu
   const { blockedVersions } = accounts;
   return async function plugin(app: FastifyInstance) {
     app.put('/api/mobile-app/blocked-version/:id', {
-      config: { auth: true },
+      config: { auth: true, scope: 'wallet-session' },
       schema: {
-        tags, security: SECURITY, summary: 'Create or change a blocked-version rule (operators only)',
+        tags, summary: 'Create or change a blocked-version rule (operators only)',
         params: IdParams, body: BlockedVersionBody, response: { 200: BlockedVersionRecord, ...errors },
       },
       preValidation: async (req) => guard(req),

@@ -11,7 +11,7 @@ import {
   OauthTokenRecord, toOauthClient, toOauthIntegration, toOauthRequest,
 } from '../../records/oauth.js';
 import { OPERATOR_SECURITY } from '../operator.js';
-import { SECURITY, userOf } from '../authenticate.js';
+import { userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
 import { ApiError, badRequest } from '../errors.js';
 import { Body, Offset, Signature, YesFlag } from '../schemas.js';
@@ -73,8 +73,8 @@ export function oauthRoutes(ctx: RouteContext, oauth: OauthService) {
     });
 
     app.post('/api/oauth/approve', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Approve a consent request (wallet-signed)', body: ApproveBody, response: { 200: OauthApproveRecord, ...errors } },
+      config: { auth: true, scope: 'account' },
+      schema: { tags, summary: 'Approve a consent request (wallet-signed)', body: ApproveBody, response: { 200: OauthApproveRecord, ...errors } },
     }, async (req) => {
       const user = userOf(req);
       const b = req.body as Static<typeof ApproveBody>;
@@ -109,8 +109,8 @@ export function oauthRoutes(ctx: RouteContext, oauth: OauthService) {
     });
 
     app.get('/api/oauth/request/list', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Your OAuth approvals (and denials with withRejected=yes)', querystring: ListQuery, response: { 200: OauthRequestListRecord, ...errors } },
+      config: { auth: true, scope: 'account' },
+      schema: { tags, summary: 'Your OAuth approvals (and denials with withRejected=yes)', querystring: ListQuery, response: { 200: OauthRequestListRecord, ...errors } },
     }, async (req) => {
       const q = req.query as Static<typeof ListQuery>;
       const withRejected = q.withRejected !== undefined && ['yes', 'true', '1'].includes(q.withRejected.toLowerCase());
@@ -119,8 +119,8 @@ export function oauthRoutes(ctx: RouteContext, oauth: OauthService) {
     });
 
     app.delete('/api/oauth/request/:id', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Revoke an approval (its grant stops working)', params: Type.Object({ id: Uuid }), response: { 200: EmptyResponse, ...errors } },
+      config: { auth: true, scope: 'account' },
+      schema: { tags, summary: 'Revoke an approval (its grant stops working)', params: Type.Object({ id: Uuid }), response: { 200: EmptyResponse, ...errors } },
     }, async (req) => {
       guarded(() => oauth.revoke(userOf(req).id, (req.params as { id: string }).id.toLowerCase()));
       return {};

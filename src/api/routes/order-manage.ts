@@ -5,7 +5,7 @@ import type { ReplaceInput } from '../../engine/commands.js';
 import { EmptyResponse, ErrorBody } from '../../records/common.js';
 import { BatchResultRecord, CancelResultRecord, type BatchResultRecord as BatchResult } from '../../records/order.js';
 import * as A from '../amounts.js';
-import { SECURITY, userOf } from '../authenticate.js';
+import { userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { execute } from '../execute.js';
@@ -48,8 +48,8 @@ export function orderManageRoutes(ctx: RouteContext) {
     }
 
     app.put('/api/order/:orderId/limit', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Replace a limit order', params: OrderIdParams, body: ReplaceLimitBody, response: { 200: EmptyResponse, ...errors } },
+      config: { auth: true, scope: 'trade' },
+      schema: { tags, summary: 'Replace a limit order', params: OrderIdParams, body: ReplaceLimitBody, response: { 200: EmptyResponse, ...errors } },
     }, async (req) => {
       const user = userOf(req);
       const { orderId } = req.params as Static<typeof OrderIdParams>;
@@ -64,8 +64,8 @@ export function orderManageRoutes(ctx: RouteContext) {
     });
 
     app.put('/api/order/:orderId/stop-limit', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Replace a stop-limit order', params: OrderIdParams, body: ReplaceStopLimitBody, response: { 200: EmptyResponse, ...errors } },
+      config: { auth: true, scope: 'trade' },
+      schema: { tags, summary: 'Replace a stop-limit order', params: OrderIdParams, body: ReplaceStopLimitBody, response: { 200: EmptyResponse, ...errors } },
     }, async (req) => {
       const user = userOf(req);
       const { orderId } = req.params as Static<typeof OrderIdParams>;
@@ -81,9 +81,9 @@ export function orderManageRoutes(ctx: RouteContext) {
     });
 
     app.put('/api/order/limit/:instrument', {
-      config: { auth: true },
+      config: { auth: true, scope: 'trade' },
       schema: {
-        tags, security: SECURITY, summary: 'Replace 1 to 50 limit orders (per-item results)', params: InstrumentParams, body: BatchReplaceBody,
+        tags, summary: 'Replace 1 to 50 limit orders (per-item results)', params: InstrumentParams, body: BatchReplaceBody,
         response: { 200: Type.Array(BatchResultRecord), ...errors },
       },
     }, async (req) => {
@@ -122,8 +122,8 @@ export function orderManageRoutes(ctx: RouteContext) {
     });
 
     app.delete('/api/order/:orderId', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Cancel an order (no signature)', params: OrderIdParams, response: { 200: EmptyResponse, ...errors } },
+      config: { auth: true, scope: 'trade' },
+      schema: { tags, summary: 'Cancel an order (no signature)', params: OrderIdParams, response: { 200: EmptyResponse, ...errors } },
     }, async (req) => {
       const user = userOf(req);
       const { orderId } = req.params as Static<typeof OrderIdParams>;
@@ -132,8 +132,8 @@ export function orderManageRoutes(ctx: RouteContext) {
     });
 
     app.post('/api/order/mass-cancel', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Cancel all orders of an instrument', body: MassCancelBody, response: { 200: EmptyResponse, ...errors } },
+      config: { auth: true, scope: 'trade' },
+      schema: { tags, summary: 'Cancel all orders of an instrument', body: MassCancelBody, response: { 200: EmptyResponse, ...errors } },
     }, async (req) => {
       const user = userOf(req);
       const b = req.body as Static<typeof MassCancelBody>;
@@ -144,9 +144,9 @@ export function orderManageRoutes(ctx: RouteContext) {
     });
 
     app.post('/api/order/mass-cancel-by-id', {
-      config: { auth: true },
+      config: { auth: true, scope: 'trade' },
       schema: {
-        tags, security: SECURITY, summary: 'Cancel orders by id (per-item results: LimitOrderCancelObject)', body: MassCancelByIdBody,
+        tags, summary: 'Cancel orders by id (per-item results: LimitOrderCancelObject)', body: MassCancelByIdBody,
         response: { 200: Type.Array(CancelResultRecord), ...errors },
       },
     }, async (req) => {

@@ -6,7 +6,7 @@ import type { OrderView, TpSlView } from '../../engine/records.js';
 import { ErrorBody, Paged, StringEnum } from '../../records/common.js';
 import { FillRecord, OrderFillRecord, toFill, toOrderFill } from '../../records/fill.js';
 import { OpenOrderRecord, OrderRecord, OrderWithTpSlRecord, toOpenOrder, toOrder, toOrderWithTpSl } from '../../records/order.js';
-import { SECURITY, userOf } from '../authenticate.js';
+import { userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
 import type { OrderQuery, Page } from '../deps.js';
 import { badRequest, notFound } from '../errors.js';
@@ -92,13 +92,13 @@ export function orderQueryRoutes(ctx: RouteContext) {
     }
 
     app.get('/api/order/opened', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Open orders', response: { 200: Type.Array(OpenOrderRecord), ...errors } },
+      config: { auth: true, scope: 'read' },
+      schema: { tags, summary: 'Open orders', response: { 200: Type.Array(OpenOrderRecord), ...errors } },
     }, async (req) => ctx.engine.openOrders(userOf(req).exchangeId).map(toOpenOrder));
 
     app.get('/api/order/:orderId', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'One of your orders (v1 or v2 id)', params: OrderIdParams, response: { 200: OrderRecord, ...errors } },
+      config: { auth: true, scope: 'read' },
+      schema: { tags, summary: 'One of your orders (v1 or v2 id)', params: OrderIdParams, response: { 200: OrderRecord, ...errors } },
     }, async (req) => {
       const { orderId } = req.params as Static<typeof OrderIdParams>;
       const order = await findOrder(userOf(req).exchangeId, orderId);
@@ -107,8 +107,8 @@ export function orderQueryRoutes(ctx: RouteContext) {
     });
 
     app.get('/api/order/:orderId/fill', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Fills of one of your orders', params: OrderIdParams, querystring: OrderFillQuery, response: { 200: OrderFillList, ...errors } },
+      config: { auth: true, scope: 'read' },
+      schema: { tags, summary: 'Fills of one of your orders', params: OrderIdParams, querystring: OrderFillQuery, response: { 200: OrderFillList, ...errors } },
     }, async (req) => {
       const userId = userOf(req).exchangeId;
       const { orderId } = req.params as Static<typeof OrderIdParams>;
@@ -119,9 +119,9 @@ export function orderQueryRoutes(ctx: RouteContext) {
     });
 
     app.get('/api/order', {
-      config: { auth: true },
+      config: { auth: true, scope: 'read' },
       schema: {
-        tags, security: SECURITY, summary: 'Your orders (paged)', querystring: OrderListQuery,
+        tags, summary: 'Your orders (paged)', querystring: OrderListQuery,
         response: { 200: Paged(OrderWithTpSlRecord), ...errors },
       },
     }, async (req) => {
@@ -162,8 +162,8 @@ export function orderQueryRoutes(ctx: RouteContext) {
     });
 
     app.get('/api/fill', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Your fills (paged)', querystring: FillListQuery, response: { 200: Paged(FillRecord), ...errors } },
+      config: { auth: true, scope: 'read' },
+      schema: { tags, summary: 'Your fills (paged)', querystring: FillListQuery, response: { 200: Paged(FillRecord), ...errors } },
     }, async (req) => {
       const userId = userOf(req).exchangeId;
       const qs = req.query as Static<typeof FillListQuery>;

@@ -5,7 +5,7 @@ import type { PlaceOrderInput } from '../../engine/commands.js';
 import { ErrorBody } from '../../records/common.js';
 import { BatchResultRecord, OrderRecord, toOrder, type BatchResultRecord as BatchResult } from '../../records/order.js';
 import * as A from '../amounts.js';
-import { SECURITY, userOf } from '../authenticate.js';
+import { userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
 import { badRequest } from '../errors.js';
 import { execute } from '../execute.js';
@@ -29,22 +29,22 @@ export function ordersRoutes(ctx: RouteContext) {
       return toOrder(reply.order);
     }
 
-    const common = { tags: ['orders'], security: SECURITY, response: { 200: OrderRecord, ...errors } };
+    const common = { tags: ['orders'], response: { 200: OrderRecord, ...errors } };
 
-    app.post('/api/v2/order/limit', { config: { auth: true }, schema: { ...common, summary: 'Create a limit order', body: LimitOrderBody } }, async (req) =>
+    app.post('/api/v2/order/limit', { config: { auth: true, scope: 'trade' }, schema: { ...common, summary: 'Create a limit order', body: LimitOrderBody } }, async (req) =>
       place(userOf(req), prepareLimit(prep(), req.body as Static<typeof LimitOrderBody>)));
 
-    app.post('/api/v2/order/stop-limit', { config: { auth: true }, schema: { ...common, summary: 'Create a stop-limit order', body: StopLimitOrderBody } }, async (req) =>
+    app.post('/api/v2/order/stop-limit', { config: { auth: true, scope: 'trade' }, schema: { ...common, summary: 'Create a stop-limit order', body: StopLimitOrderBody } }, async (req) =>
       place(userOf(req), prepareStopLimit(prep(), req.body as Static<typeof StopLimitOrderBody>)));
 
-    app.post('/api/v2/order/market', { config: { auth: true }, schema: { ...common, summary: 'Create a market order', body: MarketOrderBody } }, async (req) =>
+    app.post('/api/v2/order/market', { config: { auth: true, scope: 'trade' }, schema: { ...common, summary: 'Create a market order', body: MarketOrderBody } }, async (req) =>
       place(userOf(req), prepareMarket(prep(), req.body as Static<typeof MarketOrderBody>)));
 
     const MassBody = Type.Array(LimitOrderItemBody, { minItems: 1, maxItems: 20 });
     app.post('/api/v2/order/mass-limit/:instrument', {
-      config: { auth: true },
+      config: { auth: true, scope: 'trade' },
       schema: {
-        tags: ['orders'], security: SECURITY, summary: 'Create up to 20 limit orders (per-item results)',
+        tags: ['orders'], summary: 'Create up to 20 limit orders (per-item results)',
         params: InstrumentParams, body: MassBody, response: { 200: Type.Array(BatchResultRecord), ...errors },
       },
     }, async (req) => {

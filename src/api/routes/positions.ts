@@ -5,7 +5,7 @@ import { ErrorBody, Nullable } from '../../records/common.js';
 import { OrderRecord, toOrder } from '../../records/order.js';
 import { LeverageChangeRecord, PositionListItemRecord, flatLeverageChange, toLeverageChange, toPositionListItem } from '../../records/position.js';
 import * as A from '../amounts.js';
-import { SECURITY, userOf } from '../authenticate.js';
+import { userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
 import { execute } from '../execute.js';
 import { PositionCloseBody, prepareClose } from '../order-input.js';
@@ -23,9 +23,9 @@ export function positionRoutes(ctx: RouteContext) {
     const tags = ['positions'];
 
     app.get('/api/position', {
-      config: { auth: true },
+      config: { auth: true, scope: 'read' },
       schema: {
-        tags, security: SECURITY, summary: 'Your open positions', querystring: PositionQuery,
+        tags, summary: 'Your open positions', querystring: PositionQuery,
         response: { 200: Type.Object({ list: Type.Array(PositionListItemRecord) }), ...errors },
       },
     }, async (req) => {
@@ -39,9 +39,9 @@ export function positionRoutes(ctx: RouteContext) {
     });
 
     app.put('/api/position/:instrument', {
-      config: { auth: true },
+      config: { auth: true, scope: 'trade' },
       schema: {
-        tags, security: SECURITY, summary: 'Change the leverage of an instrument (no signature)', params: InstrumentParams, body: LeverageBody,
+        tags, summary: 'Change the leverage of an instrument (no signature)', params: InstrumentParams, body: LeverageBody,
         response: { 200: LeverageChangeRecord, ...errors },
       },
     }, async (req) => {
@@ -54,9 +54,9 @@ export function positionRoutes(ctx: RouteContext) {
     });
 
     app.post('/api/v2/position/:instrument/close', {
-      config: { auth: true },
+      config: { auth: true, scope: 'trade' },
       schema: {
-        tags, security: SECURITY, summary: 'Close (part of) a position with a reduce-only market order', params: InstrumentParams,
+        tags, summary: 'Close (part of) a position with a reduce-only market order', params: InstrumentParams,
         body: PositionCloseBody, response: { 200: OrderRecord, ...errors },
       },
     }, async (req) => {

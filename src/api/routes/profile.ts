@@ -12,7 +12,7 @@ import {
 import { EmptyResponse, ErrorBody, Nullable, iso, num } from '../../records/common.js';
 import { UserWireRecord, toUser } from '../../records/user.js';
 import { DAY_MS } from '../../store/exchange-statistics.js';
-import { SECURITY, userOf } from '../authenticate.js';
+import { userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
 import { Body, Instrument, Offset } from '../schemas.js';
@@ -64,8 +64,8 @@ export function profileRoutes(ctx: RouteContext, accounts: AccountServices) {
 
   return async function plugin(app: FastifyInstance) {
     app.get('/api/user/list', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Search users (public fields only)', querystring: UserListQuery, response: { 200: UserListRecord, ...errors } },
+      config: { auth: true, scope: 'read' },
+      schema: { tags, summary: 'Search users (public fields only)', querystring: UserListQuery, response: { 200: UserListRecord, ...errors } },
     }, async (req) => {
       const q = req.query as Static<typeof UserListQuery>;
       const r = profiles.search({ authId: q.authId?.toLowerCase(), search: q.search, limit: q.limit ?? 20, offset: q.offset ?? 0 });
@@ -73,9 +73,9 @@ export function profileRoutes(ctx: RouteContext, accounts: AccountServices) {
     });
 
     app.put('/api/user/:userId', {
-      config: { auth: true },
+      config: { auth: true, scope: 'account' },
       schema: {
-        tags, security: SECURITY, summary: 'Edit your own profile', params: UserIdParams, body: UpdateUserBody,
+        tags, summary: 'Edit your own profile', params: UserIdParams, body: UpdateUserBody,
         response: { 200: UserWireRecord, ...errors },
       },
     }, async (req) => {
@@ -87,9 +87,9 @@ export function profileRoutes(ctx: RouteContext, accounts: AccountServices) {
     });
 
     app.post('/api/user/account', {
-      config: { auth: true },
+      config: { auth: true, scope: 'account' },
       schema: {
-        tags, security: SECURITY, summary: 'Complete your account (the account itself exists from the first sign-in)',
+        tags, summary: 'Complete your account (the account itself exists from the first sign-in)',
         body: CreateAccountBody, response: { 200: UserWireRecord, ...errors },
       },
       // The body is optional: no body at all means no fields.
@@ -115,8 +115,8 @@ export function profileRoutes(ctx: RouteContext, accounts: AccountServices) {
     }, async () => ({ registered: profiles.userCount(), limit: null, available: null }));
 
     app.get('/api/user/image/check', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Whether your profile has an image', response: { 200: UserImageStateRecord, ...errors } },
+      config: { auth: true, scope: 'read' },
+      schema: { tags, summary: 'Whether your profile has an image', response: { 200: UserImageStateRecord, ...errors } },
     }, async (req) => {
       const me = ctx.auth.getUserById(userOf(req).id);
       const avatar = me?.avatar ?? null;
@@ -124,14 +124,14 @@ export function profileRoutes(ctx: RouteContext, accounts: AccountServices) {
     });
 
     app.get('/api/user/oct/delegate', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Your token delegations (none exist on this exchange)', response: { 200: DelegateListRecord, ...errors } },
+      config: { auth: true, scope: 'read' },
+      schema: { tags, summary: 'Your token delegations (none exist on this exchange)', response: { 200: DelegateListRecord, ...errors } },
     }, async () => ({ list: [], count: 0 }));
 
     app.post('/api/smart-account/validate', {
-      config: { auth: true },
+      config: { auth: true, scope: 'read' },
       schema: {
-        tags: ['smart-account'], security: SECURITY, summary: 'Which addresses are smart accounts of registered users',
+        tags: ['smart-account'], summary: 'Which addresses are smart accounts of registered users',
         body: ValidateSmartAccountsBody, response: { 200: SmartAccountValidationRecord, ...errors },
       },
     }, async (req) => {
@@ -140,9 +140,9 @@ export function profileRoutes(ctx: RouteContext, accounts: AccountServices) {
     });
 
     app.get('/api/public/:authId/profile', {
-      config: { auth: true },
+      config: { auth: true, scope: 'read' },
       schema: {
-        tags, security: SECURITY, summary: "A user's public profile: trading statistics, 30-day balance chart, last closed positions",
+        tags, summary: "A user's public profile: trading statistics, 30-day balance chart, last closed positions",
         params: Type.Object({ authId: Uuid }), response: { 200: PublicProfileRecord, ...errors },
       },
     }, async (req) => {
@@ -168,9 +168,9 @@ export function profileRoutes(ctx: RouteContext, accounts: AccountServices) {
     });
 
     app.put('/api/pair/:pairId/favorite', {
-      config: { auth: true },
+      config: { auth: true, scope: 'account' },
       schema: {
-        tags, security: SECURITY, summary: 'Add or remove a favourite instrument (reflected in favoriteInstruments)',
+        tags, summary: 'Add or remove a favourite instrument (reflected in favoriteInstruments)',
         params: Type.Object({ pairId: Instrument }), body: FavoriteBody, response: { 200: EmptyResponse, ...errors },
       },
     }, async (req) => {

@@ -6,7 +6,7 @@ import type { AccountServices } from '../../accounts/index.js';
 import { TradeSignalListRecord, TradeSignalRecord, TradeSignalWithUserRecord, toTradeSignal } from '../../records/accounts.js';
 import { ErrorBody } from '../../records/common.js';
 import { bodyInstrument, leverage, price } from '../amounts.js';
-import { SECURITY, userOf } from '../authenticate.js';
+import { userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
 import { Body, Decimal, Instrument, Leverage, Offset, SideSchema } from '../schemas.js';
@@ -29,8 +29,8 @@ export function signalRoutes(ctx: RouteContext, accounts: AccountServices) {
   const { signals } = accounts;
   return async function plugin(app: FastifyInstance) {
     app.get('/api/trade/signal', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Your trade signals, newest first', querystring: ListQuery, response: { 200: TradeSignalListRecord, ...errors } },
+      config: { auth: true, scope: 'read' },
+      schema: { tags, summary: 'Your trade signals, newest first', querystring: ListQuery, response: { 200: TradeSignalListRecord, ...errors } },
     }, async (req) => {
       const q = req.query as Static<typeof ListQuery>;
       const r = signals.listByUser(userOf(req).id, q.limit ?? 20, q.offset ?? 0);
@@ -38,8 +38,8 @@ export function signalRoutes(ctx: RouteContext, accounts: AccountServices) {
     });
 
     app.post('/api/trade/signal', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Publish a trade signal', body: TradeSignalCreateBody, response: { 200: TradeSignalRecord, ...errors } },
+      config: { auth: true, scope: 'account' },
+      schema: { tags, summary: 'Publish a trade signal', body: TradeSignalCreateBody, response: { 200: TradeSignalRecord, ...errors } },
     }, async (req) => {
       const user = userOf(req);
       const b = req.body as Static<typeof TradeSignalCreateBody>;

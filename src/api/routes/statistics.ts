@@ -14,7 +14,7 @@ import {
 import { CHART_NAMES, chartPoints, type ChartName } from '../../statistics/charts.js';
 import { accruedShare, aprOf } from '../../statistics/yield.js';
 import { DAY_MS } from '../../store/exchange-statistics.js';
-import { SECURITY, userOf } from '../authenticate.js';
+import { userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
 import { badRequest } from '../errors.js';
 import { Instrument, TimeParam } from '../schemas.js';
@@ -68,8 +68,8 @@ export function statisticsRoutes(ctx: RouteContext, accounts: AccountServices) {
     });
 
     app.get('/api/user/yield/status', {
-      config: { auth: true },
-      schema: { tags: ['yield'], security: SECURITY, summary: 'Your participation in the yield: balance, share of TVL, 7-day APR', response: { 200: YieldStatusRecord, ...errors } },
+      config: { auth: true, scope: 'read' },
+      schema: { tags: ['yield'], summary: 'Your participation in the yield: balance, share of TVL, 7-day APR', response: { 200: YieldStatusRecord, ...errors } },
     }, async (req) => {
       const user = userOf(req);
       const balance = ctx.engine.account(user.exchangeId).balance;
@@ -80,8 +80,8 @@ export function statisticsRoutes(ctx: RouteContext, accounts: AccountServices) {
     });
 
     app.get('/api/user/yield/earned', {
-      config: { auth: true },
-      schema: { tags: ['yield'], security: SECURITY, summary: 'Yield your balance accrued over the last 365 days', response: { 200: UserYieldEarnedRecord, ...errors } },
+      config: { auth: true, scope: 'read' },
+      schema: { tags: ['yield'], summary: 'Yield your balance accrued over the last 365 days', response: { 200: UserYieldEarnedRecord, ...errors } },
     }, async (req) => {
       const user = userOf(req);
       const to = today();

@@ -6,7 +6,7 @@ import type { TpSlView } from '../../engine/records.js';
 import { ErrorBody, Nullable, Paged, StringEnum } from '../../records/common.js';
 import { TpSlRecord, toTpSl } from '../../records/tpsl.js';
 import * as A from '../amounts.js';
-import { SECURITY, userOf } from '../authenticate.js';
+import { userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
 import type { CommandInput } from '../deps.js';
 import { notFound } from '../errors.js';
@@ -45,8 +45,8 @@ export function tpslRoutes(ctx: RouteContext) {
     };
 
     app.get('/api/tpsl', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Your TpSl (paged)', querystring: TpSlListQuery, response: { 200: Paged(TpSlRecord), ...errors } },
+      config: { auth: true, scope: 'read' },
+      schema: { tags, summary: 'Your TpSl (paged)', querystring: TpSlListQuery, response: { 200: Paged(TpSlRecord), ...errors } },
     }, async (req) => {
       const userId = userOf(req).exchangeId;
       const q = req.query as Static<typeof TpSlListQuery>;
@@ -67,8 +67,8 @@ export function tpslRoutes(ctx: RouteContext) {
     });
 
     app.post('/api/tpsl/:instrument', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Create a TpSl', params: InstrumentParams, body: TpSlCreateBody, response: { 200: TpSlRecord, ...errors } },
+      config: { auth: true, scope: 'trade' },
+      schema: { tags, summary: 'Create a TpSl', params: InstrumentParams, body: TpSlCreateBody, response: { 200: TpSlRecord, ...errors } },
     }, async (req) => {
       const user = userOf(req);
       const { instrument } = req.params as Static<typeof InstrumentParams>;
@@ -83,8 +83,8 @@ export function tpslRoutes(ctx: RouteContext) {
     });
 
     app.put('/api/tpsl/:instrument/:id', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Modify a TpSl', params: TpSlParams, body: TpSlModifyBody, response: { 200: TpSlRecord, ...errors } },
+      config: { auth: true, scope: 'trade' },
+      schema: { tags, summary: 'Modify a TpSl', params: TpSlParams, body: TpSlModifyBody, response: { 200: TpSlRecord, ...errors } },
     }, async (req) => {
       const user = userOf(req);
       const { instrument, id } = req.params as Static<typeof TpSlParams>;
@@ -99,8 +99,8 @@ export function tpslRoutes(ctx: RouteContext) {
     });
 
     app.delete('/api/tpsl/:instrument/:id', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Cancel a TpSl', params: TpSlParams, response: { 200: TpSlRecord, ...errors } },
+      config: { auth: true, scope: 'trade' },
+      schema: { tags, summary: 'Cancel a TpSl', params: TpSlParams, response: { 200: TpSlRecord, ...errors } },
     }, async (req) => {
       const user = userOf(req);
       const { instrument, id } = req.params as Static<typeof TpSlParams>;

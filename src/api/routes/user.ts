@@ -3,8 +3,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { EmptyResponse, ErrorBody, Nullable } from '../../records/common.js';
 import { ApiKeyCreatedRecord, ApiKeyWireRecord, UserWireRecord, toApiKey, toApiKeyCreated, toUser } from '../../records/user.js';
-import { SECURITY, userOf } from '../authenticate.js';
+import { SCOPES, type Scope } from '../../auth/types.js';
+import { userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
+import { DEFAULT_API_KEY_SCOPES, requestedKeyScopes, requireScopesToMint } from '../scopes.js';
 import { Body, Limit, Offset, YesFlag } from '../schemas.js';
 
 const errors = { '4xx': ErrorBody };
@@ -23,18 +25,25 @@ const flag = (v: string | undefined) => v !== undefined && ['yes', 'true', '1'].
 export function userRoutes(ctx: RouteContext) {
   return async function plugin(app: FastifyInstance) {
     app.get('/api/user/me', {
-      config: { auth: true },
-      schema: { tags: ['user'], security: SECURITY, summary: 'Your profile (exchangeId names your channels)', response: { 200: UserWireRecord, ...errors } },
+      config: { auth: true, scope: 'read' },
+      schema: { tags: ['user'], summary: 'Your profile (exchangeId names your channels)', response: { 200: UserWireRecord, ...errors } },
     }, async (req) => {
       const user = userOf(req);
       return toUser(user, ctx.engine.account(user.exchangeId).marginCall);
     });
 
     const tags = ['api-key (deprecated)'];
+    // The scopes of one of the caller's keys; all of them when it is not among the first 1000 (fail closed).
+    const scopesOfKey = (userId: string, apiKeyId: string) => (): readonly Scope[] => {
+      const key = ctx.auth.listApiKeys(userId, { withDeleted: false, withExpired: true, limit: 1000, offset: 0 }).list
+        .find((k) => k.id.toLowerCase() === apiKeyId.toLowerCase()) as { scopes?: readonly Scope[] } | undefined;
+      return key ? key.scopes ?? DEFAULT_API_KEY_SCOPES : SCOPES;
+    };
+
     app.get('/api/user/api-key', {
-      config: { auth: true },
+      config: { auth: true, scope: 'account' },
       schema: {
-        tags, security: SECURITY, summary: 'List API keys', querystring: ApiKeyListQuery,
+        tags, summary: 'List API keys', querystring: ApiKeyListQuery,
         response: { 200: Type.Object({ list: Type.Array(ApiKeyWireRecord), count: Type.Integer() }), ...errors },
       },
     }, async (req) => {
@@ -44,29 +53,37 @@ export function userRoutes(ctx: RouteContext) {
     });
 
     app.post('/api/user/api-key', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Create an API key (the key is returned once)', body: ApiKeyBody, response: { 200: ApiKeyCreatedRecord, ...errors } },
+      config: { auth: true, scope: 'account' },
+      schema: { tags, summary: 'Create an API key (the key is returned once)', body: ApiKeyBody, response: { 200: ApiKeyCreatedRecord, ...errors } },
+      // Refusals come before any body check.
+      preValidation: async (req) => requireScopesToMint(req, () => requestedKeyScopes(req.body)),
     }, async (req) => toApiKeyCreated(ctx.auth.createApiKey(userOf(req).id, (req.body ?? {}) as Static<typeof ApiKeyBody>)));
 
     app.put('/api/user/api-key/:apiKeyId', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Update an API key', params: ApiKeyParams, body: ApiKeyBody, response: { 200: EmptyResponse, ...errors } },
+      config: { auth: true, scope: 'account' },
+      schema: { tags, summary: 'Update an API key', params: ApiKeyParams, body: ApiKeyBody, response: { 200: EmptyResponse, ...errors } },
+      // Only a change of scopes mints anything; renaming or re-dating a key does not.
+      preValidation: async (req) => {
+        if ((req.body as { scopes?: unknown } | undefined)?.scopes !== undefined) requireScopesToMint(req, () => requestedKeyScopes(req.body));
+      },
     }, async (req) => {
       ctx.auth.updateApiKey(userOf(req).id, (req.params as Static<typeof ApiKeyParams>).apiKeyId, req.body as Static<typeof ApiKeyBody>);
       return {};
     });
 
     app.delete('/api/user/api-key/:apiKeyId', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Delete an API key', params: ApiKeyParams, response: { 200: EmptyResponse, ...errors } },
+      config: { auth: true, scope: 'account' },
+      schema: { tags, summary: 'Delete an API key', params: ApiKeyParams, response: { 200: EmptyResponse, ...errors } },
     }, async (req) => {
       ctx.auth.deleteApiKey(userOf(req).id, (req.params as Static<typeof ApiKeyParams>).apiKeyId);
       return {};
     });
 
     app.put('/api/user/api-key/:apiKeyId/regenerate', {
-      config: { auth: true },
-      schema: { tags, security: SECURITY, summary: 'Regenerate an API key (the new key is returned once)', params: ApiKeyParams, response: { 200: ApiKeyCreatedRecord, ...errors } },
+      config: { auth: true, scope: 'account' },
+      schema: { tags, summary: 'Regenerate an API key (the new key is returned once)', params: ApiKeyParams, response: { 200: ApiKeyCreatedRecord, ...errors } },
+      // The new secret carries the key's scopes: only a caller holding them all may see it.
+      preValidation: async (req) => requireScopesToMint(req, scopesOfKey(userOf(req).id, String((req.params as { apiKeyId: unknown }).apiKeyId))),
     }, async (req) => toApiKeyCreated(ctx.auth.regenerateApiKey(userOf(req).id, (req.params as Static<typeof ApiKeyParams>).apiKeyId)));
   };
 }

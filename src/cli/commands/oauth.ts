@@ -14,7 +14,7 @@ export const oauthRegisterCommand: CommandSpec = {
   options: {
     name: { type: 'string', description: 'Name shown on the consent screen' },
     'redirect-uri': { type: 'string', description: 'https URL (http only on localhost) the user returns to' },
-    scope: { type: 'string', multiple: true, description: 'Scope the integration may ask for: read, trade (repeatable)' },
+    scope: { type: 'string', multiple: true, description: 'Scope the integration may ask for: read, trade, withdraw, account (repeatable)' },
     description: { type: 'string', description: 'Optional text shown on the consent screen' },
   },
   details: 'Example: perpx oauth-register --name "Portfolio tracker" --redirect-uri https://tracker.example.com/cb --scope read',
