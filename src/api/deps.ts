@@ -183,8 +183,14 @@ export interface ExchangeStatus {
   /** Commands applied since start, by kind. */
   commandsByKind: Record<string, number>;
   realtime: { connections: number; subscriptions: number };
-  /** Money identity terms (decimal strings of 1e-8 units). */
-  ledger: { deposits: string; withdrawals: string; balances: string; fees: string; reserveFund: string };
+  /**
+   * Money identity terms (decimal strings of 1e-8 units):
+   * balances + fees + reserveFund − openCost = deposits − withdrawals (openCost: signed cost of open
+   * positions, + longs − shorts; see engine/invariants.ts).
+   */
+  ledger: { deposits: string; withdrawals: string; balances: string; fees: string; reserveFund: string; openCost: string };
+  /** History read model: last seq projected, and whether projection is failing (history then answers 503). */
+  readModel?: { projectedSeq: number; state: 'current' | 'retrying' | 'stopped'; error?: string };
   marketMakers: number;
   /** Where this process's start-up time went. */
   startup?: StartupStatus;
@@ -201,6 +207,8 @@ export interface StartupStatus {
   snapshotReadMs: number;
   snapshotRestoreMs: number;
   replayMs: number;
+  /** Newer snapshots that failed verification and were skipped, newest first. */
+  skippedSnapshots: Array<{ seq: number; reason: string }>;
   /** Read model: last seq it had at start, batches projected to catch up, and the wait for them after the replay. */
   readModel: { fromSeq: number; projected: number; catchUpMs: number };
   /** Wiring auth, HTTP, real-time, demo accounts and feeds until the port listens. */

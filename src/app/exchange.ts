@@ -25,6 +25,7 @@ import { formatUnits, parseUnits } from '../domain/fixed.js';
 import type { ExchangeEngine } from '../engine/api.js';
 import { createEngine, restoreEngine } from '../engine/engine.js';
 import { FileSnapshotStore } from '../journal/file-snapshots.js';
+import { JournalWriteError } from '../journal/ports.js';
 import { ThreadedSnapshotReplica } from '../sequencer/snapshot-replica.js';
 import { openSqliteJournal } from '../journal/sqlite-journal.js';
 import { openThreadedSqliteJournal } from '../journal/threaded-sqlite-journal.js';
@@ -42,6 +43,7 @@ import { openReadStore } from '../store/index.js';
 import { ExchangeStatistics } from '../store/exchange-statistics.js';
 import { UserHistory } from '../store/user-history.js';
 import { ThreadedSqliteProjector } from '../store/threaded-projector.js';
+import type { ProjectionFaults } from '../store/projection-faults.js';
 import type { ExchangeConfig } from './config.js';
 import { FundingClock } from './funding-clock.js';
 import { HttpDrain } from './http-drain.js';
@@ -88,6 +90,8 @@ export interface StartOptions {
   /** Called when the sequencer halts (journal failure / engine fault). Default: log; main.ts exits. */
   onFatal?: (err: Error) => void;
   logger?: pino.Logger;
+  /** Tests only: failures injected into the read-model projector's transactions. */
+  readModelFaults?: ProjectionFaults;
 }
 
 const WS_PATH = '/connection/websocket';
@@ -140,12 +144,15 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     const openJournal = config.journalWriter === 'thread' ? openThreadedSqliteJournal : openSqliteJournal;
     const journal = await openJournal({ file: join(dataDir, 'journal.db') });
     cleanups.push(() => journal.close());
-    const snapshots = new FileSnapshotStore({ dir: join(dataDir, 'snapshots'), logger: log.child({ module: 'snapshots' }) });
+    const snapshots = new FileSnapshotStore({ dir: join(dataDir, 'snapshots') });
     cleanups.push(() => snapshots.close());
     // The read model is opened first: recovery starts from the newest snapshot it is not behind, so the
     // one journal replay also re-creates the events it lacks (none after a clean stop).
     const readFile = join(dataDir, 'read.db');
-    const store = await openReadStore(config.readStoreUrl === '' ? { kind: 'sqlite', file: readFile } : { kind: 'postgres', connectionString: config.readStoreUrl });
+    const store = await openReadStore(
+      config.readStoreUrl === '' ? { kind: 'sqlite', file: readFile } : { kind: 'postgres', connectionString: config.readStoreUrl },
+      options.readModelFaults,
+    );
     cleanups.push(() => store.close());
     const readModelSeq = await store.projector.lastSeq();
     // Recovery's replay feeds the in-process projector; live projection may then move to a worker thread.
@@ -157,6 +164,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       createEngine,
       restoreEngine,
       maxSnapshotSeq: readModelSeq,
+      logger: log.child({ module: 'recovery' }),
       onApplied: (entry, result) => {
         if (entry.seq <= readModelSeq) return;
         recoveryFeed.push({ seq: entry.seq, ts: entry.command.ts, kind: entry.command.kind, events: result.events });
@@ -169,6 +177,8 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     log.info({ seq: engine.seq, ...recovery }, 'engine recovered');
     const tCatchUp = performance.now();
     await recoveryFeed.drain();
+    // What the catch-up could not project (read model storage failing) continues in the live feed.
+    const caughtUp = recoveryFeed.handOver();
     const readModel = { fromSeq: readModelSeq, projected, catchUpMs: Math.round(performance.now() - tCatchUp) };
     if (projected > 0) log.info({ ...readModel, seq: engine.seq }, 'read model caught up');
     const tWiring = performance.now();
@@ -177,12 +187,13 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     let threadedProjector: ThreadedSqliteProjector | undefined;
     // The projection worker writes SQLite files; a PostgreSQL read model is written inline (its I/O is async anyway).
     if (config.readModelWriter === 'thread' && store.kind === 'sqlite') {
-      const p = new ThreadedSqliteProjector({ file: readFile });
+      const p = new ThreadedSqliteProjector({ file: readFile, faults: options.readModelFaults?.shared });
       threadedProjector = p;
       cleanups.push(() => p.close());
       await p.whenReady();
     }
-    const feed = new ProjectorFeed(threadedProjector ?? store.projector, log.child({ module: 'projector' }), engine.seq, undefined, config.readModelLingerMs);
+    const feed = new ProjectorFeed(threadedProjector ?? store.projector, log.child({ module: 'projector' }), caughtUp.projectedSeq, { lingerMs: config.readModelLingerMs });
+    for (const batch of caughtUp.pending) feed.push(batch);
 
     let startup: StartupStatus | undefined;
 
@@ -223,7 +234,12 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       snapshotEveryMs: config.snapshotEveryMs,
       logger: log.child({ module: 'sequencer' }),
       onFatal: (err) => {
-        log.fatal({ err }, 'sequencer halted; the process must restart and recover from the journal');
+        if (err instanceof JournalWriteError) {
+          log.fatal({ err, code: err.code, journal: join(dataDir, 'journal.db') },
+            'journal write failed: no command is accepted or acknowledged any more; free space (or fix the disk) where the journal lives, then restart: recovery replays the journal');
+        } else {
+          log.fatal({ err }, 'sequencer halted; the process must restart and recover from the journal');
+        }
         options.onFatal?.(err);
       },
     });
@@ -261,8 +277,9 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
           realtime: { connections: rtStats.connections, subscriptions: rtStats.subscriptions },
           ledger: {
             deposits: formatUnits(l.deposits), withdrawals: formatUnits(l.withdrawals), balances: formatUnits(l.balances),
-            fees: formatUnits(l.fees), reserveFund: formatUnits(l.reserveFund),
+            fees: formatUnits(l.fees), reserveFund: formatUnits(l.reserveFund), openCost: formatUnits(l.openCost),
           },
+          readModel: feed.status(),
           marketMakers: fleet?.userIds.length ?? 0,
           startup,
         };
