@@ -8,6 +8,7 @@ import type { FillRole, OrderGroup, OrderStatus, OrderType, Side, TpSlStatus, Tp
 import type { SignatureVerifier } from '../signing/types.js';
 import type { InstrumentStats } from '../records/market.js';
 import type { FundingChangeView } from '../engine/records.js';
+import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limits.js';
 import type {
   BalancePoint, ChartGroup, CloseType, PositionHistorySort, PositionHistoryView, StatisticsPoint,
 } from '../store/index.js';
@@ -129,9 +130,26 @@ export interface ReadStore {
   instrumentStats?(instrument: string): InstrumentStats | undefined | Promise<InstrumentStats | undefined>;
 }
 
+/** Limits on how long a client may take; each non-zero, so a slow or silent client cannot hold a socket open. */
+export interface HttpTimeouts {
+  /** From a request's start until its headers are in, ms. */
+  headersMs: number;
+  /** From a request's start until the whole request (headers and body) is in, ms. */
+  requestMs: number;
+  /** Socket inactivity while a request is open (e.g. a body that stops arriving), ms. */
+  connectionMs: number;
+  /** Idle time allowed between two requests on a keep-alive connection, ms. */
+  keepAliveMs: number;
+}
+
+export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = { headersMs: 10_000, requestMs: 30_000, connectionMs: 60_000, keepAliveMs: 72_000 };
+
 export interface ApiConfig {
   /** Max request body, bytes (→ 413). Default 256 KiB. */
   bodyLimit: number;
+  timeouts: HttpTimeouts;
+  /** Request budgets per IP and per credential (src/api/rate-limits.ts). */
+  rateLimits: RateLimits;
   /** Paged lists: default and max page size. */
   pageDefault: number;
   pageMax: number;
@@ -146,6 +164,8 @@ export interface ApiConfig {
 
 export const DEFAULT_API_CONFIG: ApiConfig = {
   bodyLimit: 256 * 1024,
+  timeouts: DEFAULT_HTTP_TIMEOUTS,
+  rateLimits: DEFAULT_RATE_LIMITS,
   pageDefault: 50,
   pageMax: 500,
   faucetAmount: '10000',

@@ -2,6 +2,8 @@
  * Error shape and mapping: every failure leaves as `{ error: { code, message } }` with a 4xx status, or a
  * 503 for a temporary server condition (shutting down, journal or storage unavailable, read model behind).
  */
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AuthError } from '../auth/types.js';
 import { SequencerStoppedError } from '../sequencer/sequencer.js';
@@ -64,6 +66,23 @@ export function frameworkErrors(err: FastifyError, request: FastifyRequest, repl
   } else {
     void sendFastifyError(err, request, reply);
   }
+}
+
+/**
+ * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses before there is a request (a request whose
+ * headers or body did not arrive in time, oversized headers, malformed HTTP), in our shape; then the socket closes.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, message] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'REQUEST_TIMEOUT', 'The request did not arrive in time']
+    : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'HEADERS_TOO_LARGE', 'Request headers are too large']
+    : [400, 'BAD_REQUEST', 'Malformed HTTP request'];
+  const body = JSON.stringify({ error: { code, message } });
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
 }
 
 /** Any other Fastify error: its 4xx status with our code for it, else a 500 (a bug: logged, nothing internal told). */

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
+import { clientIp, proxyTrust } from '../api/client-ip.js';
 import { buildAuthServer, buildServer, type RegisteredRoute } from '../api/server.js';
 import type { AdminDeps, ApiDeps, StartupStatus } from '../api/deps.js';
 import { openAccountStores, withOauthGrants } from '../accounts/index.js';
@@ -208,6 +209,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       chainId: config.chainId,
       accessTokenTtlSec: config.accessTokenTtlSec,
       refreshTokenTtlSec: config.refreshTokenTtlSec,
+      nonceLimits: config.nonceLimits,
     });
     const operatorToken = await loadOrCreateOperatorToken(dataDir);
     const verifier = createSignatureVerifier({ threads: config.signatureThreads });
@@ -309,7 +311,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       // History reads first wait for the projection of every command applied so far (read-your-writes).
       readStore: readStoreAdapter(store.queries, { stats: store.statistics, exchangeStats: exchangeStatistics, caughtUp: () => feed.whenCaughtUp(sequencer.seq) }),
       clock: Date.now,
-      config: { faucetAmount: config.faucetAmount },
+      config: { faucetAmount: config.faucetAmount, bodyLimit: config.httpBodyLimit, timeouts: config.httpTimeouts, rateLimits: config.rateLimits },
       admin,
       metrics,
       accounts,
@@ -317,8 +319,10 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     };
     const fastifyLogger = config.logLevel === 'silent' ? false : { level: config.logLevel === 'info' ? 'warn' : config.logLevel };
     const separateAuth = config.authPort !== undefined;
-    const app = await buildServer(deps, { logger: fastifyLogger, includeAuthRoutes: !separateAuth });
-    const authApp = separateAuth ? await buildAuthServer(deps, { logger: fastifyLogger, docs: false }) : undefined;
+    // Who the client of a request is (per-IP budgets); clientIp(req, trustProxy) answers the same for websocket upgrades.
+    const trustProxy = proxyTrust(config.trustProxy);
+    const app = await buildServer(deps, { logger: fastifyLogger, includeAuthRoutes: !separateAuth, trustProxy });
+    const authApp = separateAuth ? await buildAuthServer(deps, { logger: fastifyLogger, docs: false, trustProxy }) : undefined;
     const drains = [new HttpDrain(app.server), ...(authApp ? [new HttpDrain(authApp.server)] : [])];
 
     // ---- real-time ----
@@ -351,8 +355,8 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       writeDelayMs: config.wsWriteDelayMs,
       logger: log.child({ module: 'realtime' }),
       limits: config.wsLimits,
-      // The socket's remote address; a trusted-proxy rule for forwarded addresses plugs in here.
-      clientIpOf: (req) => req.socket.remoteAddress,
+      // Connection caps and rates count the same client as the HTTP budgets (TRUST_PROXY, IPv6 by /64).
+      clientIpOf: (req) => clientIp(req, trustProxy),
       // An ended session's access tokens stay refused for as long as they could be valid.
       endedSessionTtlMs: config.accessTokenTtlSec * 1000,
     });

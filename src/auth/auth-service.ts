@@ -15,7 +15,7 @@ import {
 } from './api-keys.js';
 import { BoundedCache } from './bounded-cache.js';
 import { loadOrCreateSigningKey } from './jwt-signing-key.js';
-import { NonceStore } from './nonce-store.js';
+import { DEFAULT_NONCE_LIMITS, NonceStore, type NonceLimits } from './nonce-store.js';
 import { DEFAULT_ALLOWED_DOMAINS, OriginAllowList } from './origin-allow-list.js';
 import { opaqueToken, sha256Hex } from './secrets.js';
 import { verifySiweSignIn } from './siwe-verification.js';
@@ -45,6 +45,8 @@ export interface AuthServiceOptions {
   refreshTokenTtlSec?: number;
   /** default 300 */
   nonceTtlSec?: number;
+  /** outstanding nonces in all and per client; default DEFAULT_NONCE_LIMITS */
+  nonceLimits?: NonceLimits;
   /** SIWE domain/URI patterns (`host`, `host:port`, `host:*`); default evedex.com, localhost:*, 127.0.0.1:* */
   allowedDomains?: string[];
   /** JWT `iss`; default 'perpx' */
@@ -74,7 +76,7 @@ export async function createAuthService(opts: AuthServiceOptions): Promise<Walle
   return new WalletAuthService(store, access, {
     chainId: opts.chainId,
     refreshTokenTtlMs: (opts.refreshTokenTtlSec ?? DEFAULTS.refreshTokenTtlSec) * 1000,
-    nonces: new NonceStore((opts.nonceTtlSec ?? DEFAULTS.nonceTtlSec) * 1000, now),
+    nonces: new NonceStore((opts.nonceTtlSec ?? DEFAULTS.nonceTtlSec) * 1000, now, opts.nonceLimits ?? DEFAULT_NONCE_LIMITS),
     origins: new OriginAllowList(opts.allowedDomains ?? DEFAULT_ALLOWED_DOMAINS),
     now,
   });
@@ -110,8 +112,8 @@ export class WalletAuthService implements AuthService {
     private readonly cfg: ServiceConfig,
   ) {}
 
-  issueNonce(): { nonce: string } {
-    return { nonce: this.cfg.nonces.issue() };
+  issueNonce(client?: string): { nonce: string } {
+    return { nonce: this.cfg.nonces.issue(client) };
   }
 
   async signIn(body: SignInBody): Promise<{ user: UserRecord; token: TokenPair }> {
@@ -173,8 +175,8 @@ export class WalletAuthService implements AuthService {
     const raw = headers['x-api-key'];
     const apiKey = Array.isArray(raw) ? (raw.length === 1 ? raw[0] : undefined) : raw;
     if (typeof apiKey === 'string' && apiKey.length > 0) {
-      const user = this.userForApiKey(apiKey);
-      return user ? { user, via: 'api-key' } : null;
+      const key = this.userForApiKey(apiKey);
+      return key ? { user: key.user, via: 'api-key', credentialId: key.id } : null;
     }
     return null;
   }
@@ -308,12 +310,13 @@ export class WalletAuthService implements AuthService {
     return row;
   }
 
-  private userForApiKey(key: string): UserRecord | null {
+  private userForApiKey(key: string): { user: UserRecord; id: string } | null {
     const row = this.store.findApiKeyByHash(sha256Hex(key));
     if (!row || row.deletedAt !== null) return null;
     const now = this.cfg.now();
     if (row.expiresAt !== null && row.expiresAt <= now) return null;
-    return this.cachedUser(row.userId, now) ?? null;
+    const user = this.cachedUser(row.userId, now);
+    return user ? { user, id: row.id } : null;
   }
 
   private findOrCreateUser(walletLower: string): UserRecord {

@@ -41,6 +41,8 @@ export interface AuthContext {
    * everything); an API key without it has the default scopes (src/api/scopes.ts).
    */
   scopes?: readonly Scope[];
+  /** api-key: the key's id; oauth-grant: the grant's id. Per-credential rate budgets are counted under it. */
+  credentialId?: string;
 }
 
 export interface TokenPair {
@@ -78,7 +80,8 @@ export interface ApiKeyRecord {
 }
 
 export interface AuthService {
-  issueNonce(): { nonce: string };
+  /** A sign-in nonce for `client` (the caller's IP: outstanding nonces per client are capped). */
+  issueNonce(client?: string): { nonce: string };
   /** SIWE sign-in; first sign-in creates the user. Throws AuthError. */
   signIn(body: SignInBody): Promise<{ user: UserRecord; token: TokenPair }>;
   /** Rotates the refresh token. Throws AuthError(401) for an inactive/reused/expired token. */

@@ -7,6 +7,7 @@ import type {
   AvailableBalanceView, CommandResult, DepthView, FillView, InstrumentStateView, OrderView, PositionView, TpSlView, TradeView,
 } from '../../src/engine/records.js';
 import type { ApiDeps, CommandInput, ReadStore } from '../../src/api/deps.js';
+import type { RateLimits } from '../../src/api/rate-limits.js';
 import type { SignatureVerifier, SignedType } from '../../src/signing/types.js';
 import { typedDataDigest } from '../../src/signing/eip712.js';
 
@@ -188,6 +189,10 @@ export function fakeSubmit(engine: FakeEngine) {
   return { submit, calls };
 }
 
+/** Every injected request comes from one address and one user: budgets far above what a test (or the fuzz) sends. */
+const RAISED_BUDGET = { max: 1_000_000, windowMs: 60_000 };
+export const RAISED_RATE_LIMITS: RateLimits = { ip: RAISED_BUDGET, signIn: RAISED_BUDGET, orders: RAISED_BUDGET, faucet: RAISED_BUDGET, reads: RAISED_BUDGET };
+
 export function makeDeps(over: Partial<ApiDeps> = {}) {
   const engine = new FakeEngine();
   const rec = fakeSubmit(engine);
@@ -195,6 +200,7 @@ export function makeDeps(over: Partial<ApiDeps> = {}) {
   const auth = new FakeAuth();
   const deps: ApiDeps = {
     engine, submit: rec.submit, auth, verifier, chainId: CHAIN, readStore: new FakeStore(), clock: () => NOW, newId: () => 'transfer-1', ...over,
+    config: { rateLimits: RAISED_RATE_LIMITS, ...over.config },
   };
   return { deps, engine, calls: rec.calls, verifier, auth };
 }

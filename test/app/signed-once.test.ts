@@ -154,7 +154,7 @@ describe('e2e: signed instructions take effect at most once', () => {
     assert.equal(files.length, 1, 'the stop wrote a snapshot');
     const { snapshot: snap } = decodeSnapshotFile(readFileSync(join(dir, 'snapshots', files[0])), Number(files[0].match(/\d+/)![0]));
     assert.equal(snap.version, 2);
-    assert.ok(snap.state.spent.some((e: [number, string]) => e[0] === A.exchangeId && e[1] === 'replace'), 'the snapshot holds the spent digests');
+    assert.ok((snap.state as { spent: Array<[number, string]> }).spent.some((e: [number, string]) => e[0] === A.exchangeId && e[1] === 'replace'), 'the snapshot holds the spent digests');
     await start();
     await repeatsRefused('after a snapshot restore');
     // the public client's flow goes on: new amounts, new prices
