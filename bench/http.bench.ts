@@ -41,6 +41,7 @@ import { eip712Domain, types } from '../src/signing/eip712.js';
 import { secp256k1Backend } from '../src/signing/secp256k1-backend.js';
 import { keccakBackend } from '../src/signing/keccak.js';
 import type { SequencerStats } from '../src/sequencer/stats.js';
+import { RAISED_BUDGET_ENV } from './raised-budgets.js';
 
 const env = process.env;
 const DURATION_MS = Number(env.DURATION_MS ?? 10_000);
@@ -548,6 +549,7 @@ async function main(): Promise<void> {
         DEMO_WALLET: 'false',
         SIGNATURE_THREADS: SIGNATURE_THREADS,
         ACCESS_TOKEN_TTL_SEC: '3600',
+        ...RAISED_BUDGET_ENV,
         ...(env.READ_MODEL_LINGER_MS !== undefined && { READ_MODEL_LINGER_MS: env.READ_MODEL_LINGER_MS }),
       }),
     );

@@ -65,7 +65,7 @@ async function run(mode: Mode, resting: Command[], mixed: Command[]): Promise<Ro
   const file = join(dir, 'journal.db');
   const snapshotDir = join(dir, 'snapshots');
   const journal = await openThreadedSqliteJournal({ file });
-  const snapshots = new FileSnapshotStore({ dir: snapshotDir, logger: pino({ level: 'silent' }) });
+  const snapshots = new FileSnapshotStore({ dir: snapshotDir });
   const replica = mode === 'replica' ? new ThreadedSnapshotReplica({ journalFile: file, snapshotDir, keep: 3 }) : undefined;
   let now = BASE_TS;
   const seq = new Sequencer({

@@ -27,6 +27,7 @@ import { recountOrders } from '../../src/store/count-triggers.js';
 import { openReadStore, type ReadStore } from '../../src/store/index.js';
 import { encodeCursor } from '../../src/store/paging.js';
 import { getRequest, runLoad, type LoadResult } from './load.js';
+import { RAISED_RATE_LIMITS } from '../raised-budgets.js';
 
 const env = process.env;
 const N = Number(env.HISTORY_ORDERS ?? 1_000_000);
@@ -147,6 +148,7 @@ export async function runHistoryBench(): Promise<void> {
       const deps: ApiDeps = {
         engine: createEngine(), submit: async () => { throw new Error('read-only bench'); }, auth: stubAuth,
         verifier: {} as ApiDeps['verifier'], chainId: '16182', readStore: readStoreAdapter(store.queries, { stats: store.statistics }), clock: Date.now,
+        config: { rateLimits: RAISED_RATE_LIMITS },
       };
       const app = await buildServer(deps, { logger: false });
       await app.listen({ port: 0, host: HOST });

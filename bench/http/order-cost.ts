@@ -23,6 +23,7 @@ import { randomBytes } from 'node:crypto';
 import { Wallet } from 'ethers';
 import { SiweMessage } from 'siwe';
 import { runClientProcess, type FromClient, type ToClient } from './client.js';
+import { RAISED_BUDGET_ENV } from '../raised-budgets.js';
 
 const env = process.env;
 const ORDERS = Number(env.ORDERS ?? 30_000);
@@ -83,7 +84,7 @@ async function server(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'perpx-order-cost-'));
   const ex = await startExchange(loadConfig({
     PORT: '0', HOST, DATA_DIR: dataDir, LOG_LEVEL: 'silent', SEED_DEMO: 'true', MARKET_MAKERS: '0', INDEX_FEED: 'off',
-    FUNDING_INTERVAL_MS: '0', DEMO_WALLET: 'false', SIGNATURE_THREADS: '2', ACCESS_TOKEN_TTL_SEC: '3600',
+    FUNDING_INTERVAL_MS: '0', DEMO_WALLET: 'false', SIGNATURE_THREADS: '2', ACCESS_TOKEN_TTL_SEC: '3600', ...RAISED_BUDGET_ENV,
     ...Object.fromEntries(PASS_THROUGH.filter((k) => env[k] !== undefined).map((k) => [k, env[k]])),
   }));
   const child = fork(new URL(import.meta.url).pathname, [], { env: { ...env, ORDER_COST_ROLE: 'client' }, execArgv: ['--import', 'tsx'] });

@@ -70,7 +70,7 @@ export async function writeHistory(o: WriteOptions): Promise<{ seq: number; refu
   const log = pino({ level: 'silent' });
   const cmds = historyCommands(o.to).slice(o.from);
   const journal = await openSqliteJournal({ file: join(o.dataDir, 'journal.db') });
-  const snapshots = new FileSnapshotStore({ dir: join(o.dataDir, 'snapshots'), logger: log });
+  const snapshots = new FileSnapshotStore({ dir: join(o.dataDir, 'snapshots') });
   if (journal.lastSeq() !== o.from) throw new Error(`journal has ${journal.lastSeq()} commands, expected ${o.from}`);
   const engine = await recover({ journal, snapshots, createEngine, restoreEngine });
   const store = await openReadStore({ kind: 'sqlite', file: join(o.dataDir, 'read.db') });

@@ -16,7 +16,7 @@ export function withOauthGrants(base: AuthService, oauth: OauthService, now: () 
   const grantContext = async (token: string): Promise<AuthContext | null> => {
     const grant = oauth.grant(token, now());
     const user = grant?.userId ? await base.getUserById(grant.userId) : undefined;
-    return grant && user ? { user, via: 'oauth-grant', scopes: grant.scopes } : null;
+    return grant && user ? { user, via: 'oauth-grant', scopes: grant.scopes, credentialId: grant.id } : null;
   };
   wrapped.authenticate = async (headers): Promise<AuthContext | null> => {
     const m = typeof headers.authorization === 'string' ? GRANT_BEARER.exec(headers.authorization) : null;

@@ -8,6 +8,7 @@ import type { FillRole, OrderGroup, OrderStatus, OrderType, Side, TpSlStatus, Tp
 import type { SignatureVerifier } from '../signing/types.js';
 import type { InstrumentStats } from '../records/market.js';
 import type { FundingChangeView } from '../engine/records.js';
+import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limits.js';
 import type {
   BalancePoint, ChartGroup, CloseType, PositionHistorySort, PositionHistoryView, StatisticsPoint,
 } from '../store/index.js';
@@ -129,9 +130,26 @@ export interface ReadStore {
   instrumentStats?(instrument: string): InstrumentStats | undefined | Promise<InstrumentStats | undefined>;
 }
 
+/** Limits on how long a client may take; each non-zero, so a slow or silent client cannot hold a socket open. */
+export interface HttpTimeouts {
+  /** From a request's start until its headers are in, ms. */
+  headersMs: number;
+  /** From a request's start until the whole request (headers and body) is in, ms. */
+  requestMs: number;
+  /** Socket inactivity while a request is open (e.g. a body that stops arriving), ms. */
+  connectionMs: number;
+  /** Idle time allowed between two requests on a keep-alive connection, ms. */
+  keepAliveMs: number;
+}
+
+export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = { headersMs: 10_000, requestMs: 30_000, connectionMs: 60_000, keepAliveMs: 72_000 };
+
 export interface ApiConfig {
   /** Max request body, bytes (→ 413). Default 256 KiB. */
   bodyLimit: number;
+  timeouts: HttpTimeouts;
+  /** Request budgets per IP and per credential (src/api/rate-limits.ts). */
+  rateLimits: RateLimits;
   /** Paged lists: default and max page size. */
   pageDefault: number;
   pageMax: number;
@@ -146,6 +164,8 @@ export interface ApiConfig {
 
 export const DEFAULT_API_CONFIG: ApiConfig = {
   bodyLimit: 256 * 1024,
+  timeouts: DEFAULT_HTTP_TIMEOUTS,
+  rateLimits: DEFAULT_RATE_LIMITS,
   pageDefault: 50,
   pageMax: 500,
   faucetAmount: '10000',
@@ -163,8 +183,14 @@ export interface ExchangeStatus {
   /** Commands applied since start, by kind. */
   commandsByKind: Record<string, number>;
   realtime: { connections: number; subscriptions: number };
-  /** Money identity terms (decimal strings of 1e-8 units). */
-  ledger: { deposits: string; withdrawals: string; balances: string; fees: string; reserveFund: string };
+  /**
+   * Money identity terms (decimal strings of 1e-8 units):
+   * balances + fees + reserveFund − openCost = deposits − withdrawals (openCost: signed cost of open
+   * positions, + longs − shorts; see engine/invariants.ts).
+   */
+  ledger: { deposits: string; withdrawals: string; balances: string; fees: string; reserveFund: string; openCost: string };
+  /** History read model: last seq projected, and whether projection is failing (history then answers 503). */
+  readModel?: { projectedSeq: number; state: 'current' | 'retrying' | 'stopped'; error?: string };
   marketMakers: number;
   /** Where this process's start-up time went. */
   startup?: StartupStatus;
@@ -181,6 +207,8 @@ export interface StartupStatus {
   snapshotReadMs: number;
   snapshotRestoreMs: number;
   replayMs: number;
+  /** Newer snapshots that failed verification and were skipped, newest first. */
+  skippedSnapshots: Array<{ seq: number; reason: string }>;
   /** Read model: last seq it had at start, batches projected to catch up, and the wait for them after the replay. */
   readModel: { fromSeq: number; projected: number; catchUpMs: number };
   /** Wiring auth, HTTP, real-time, demo accounts and feeds until the port listens. */

@@ -1,7 +1,13 @@
-/** Error shape and mapping: every failure leaves as `{ error: { code, message } }` with a 4xx status. */
+/**
+ * Error shape and mapping: every failure leaves as `{ error: { code, message } }` with a 4xx status, or a
+ * 503 for a temporary server condition (shutting down, journal or storage unavailable, read model behind).
+ */
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AuthError } from '../auth/types.js';
 import { SequencerStoppedError } from '../sequencer/sequencer.js';
+import { JournalWriteError } from '../journal/ports.js';
 import type { CommandError } from '../engine/records.js';
 
 export class ApiError extends Error {
@@ -31,6 +37,18 @@ const FASTIFY_CODES: Record<string, string> = {
   FST_ERR_VALIDATION: 'VALIDATION_ERROR',
 };
 
+/** Error codes of a full or failing disk (better-sqlite3's SqliteError codes, Node's errno codes). */
+const STORAGE_CODES = /^(SQLITE_FULL|SQLITE_IOERR.*|ENOSPC|EDQUOT|EIO|EROFS)$/;
+
+/** The storage code of `err` or of an error it wraps (cause chain), if it is a full or failing disk. */
+export function storageFailureCode(err: unknown): string | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && STORAGE_CODES.test(code)) return code;
+  }
+  return undefined;
+}
+
 function send(reply: FastifyReply, status: number, code: string, message: string) {
   return reply.code(status).type('application/json; charset=utf-8').send({ error: { code, message } });
 }
@@ -50,6 +68,23 @@ export function frameworkErrors(err: FastifyError, request: FastifyRequest, repl
   }
 }
 
+/**
+ * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses before there is a request (a request whose
+ * headers or body did not arrive in time, oversized headers, malformed HTTP), in our shape; then the socket closes.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, message] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'REQUEST_TIMEOUT', 'The request did not arrive in time']
+    : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'HEADERS_TOO_LARGE', 'Request headers are too large']
+    : [400, 'BAD_REQUEST', 'Malformed HTTP request'];
+  const body = JSON.stringify({ error: { code, message } });
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
+}
+
 /** Any other Fastify error: its 4xx status with our code for it, else a 500 (a bug: logged, nothing internal told). */
 function sendFastifyError(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const status = err.statusCode ?? 500;
@@ -60,8 +95,28 @@ function sendFastifyError(err: FastifyError, request: FastifyRequest, reply: Fas
 
 export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
-    if (err instanceof ApiError) return send(reply, err.status, err.code, err.message);
+    if (err instanceof ApiError) {
+      // 503s here are temporary (read model behind, storage unavailable): tell clients when to retry.
+      if (err.status === 503) reply.header('retry-after', '1');
+      return send(reply, err.status, err.code, err.message);
+    }
     if (err instanceof AuthError) return send(reply, err.status, err.code, err.message);
+    if (err instanceof JournalWriteError) {
+      // Fail-stop: the journal cannot write, so nothing more is acknowledged; the process exits and the
+      // operator frees space and restarts (recovery replays the journal).
+      request.log.error({ err }, 'command refused: journal write failed');
+      reply.header('retry-after', '5').header('connection', 'close');
+      return send(reply, 503, 'JOURNAL_UNAVAILABLE',
+        `The exchange cannot store commands (${err.code ?? 'journal write failed'}); this command was not acknowledged and the exchange is stopping`);
+    }
+    const storage = storageFailureCode(err);
+    if (storage) {
+      // E.g. the auth database's disk is full: sign-in and refresh cannot store a session. Not a bug to hide
+      // behind a 500: a temporary condition the operator fixes by freeing space.
+      request.log.error({ err }, 'storage failure');
+      reply.header('retry-after', '5');
+      return send(reply, 503, 'STORAGE_UNAVAILABLE', `The server cannot write its data (${storage}); try again later`);
+    }
     if (err instanceof SequencerStoppedError) {
       // Only a request that outlived the stop's grace period gets here: nothing was applied, retry elsewhere.
       reply.header('retry-after', '1').header('connection', 'close');

@@ -26,6 +26,8 @@ export async function installOpenApi(app: FastifyInstance, title: string): Promi
         title,
         version: '1.0.0',
         description: 'Errors always have the body { "error": { "code": string, "message": string } } and a 4xx status. '
+          + 'Requests spend budgets (per client IP; sign-in per IP; order entry, faucet and other authenticated requests per API key, '
+          + 'OAuth grant or user): one past a budget is answered 429 RATE_LIMITED with a Retry-After header (seconds). '
           + 'Amounts and prices accept a string or a number and are rounded half-up to 8 decimal places. '
           + 'Real-time channels (websocket) and their payloads: the `x-realtime` extension and the Channel* schemas.',
       },

@@ -6,12 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { installAuthentication } from './authenticate.js';
+import type { ProxyTrust } from './client-ip.js';
 import type { RouteContext } from './context.js';
 import { DEFAULT_API_CONFIG, type ApiDeps } from './deps.js';
-import { frameworkErrors, installErrorHandling } from './errors.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.js';
 import { installJsonParser } from './json-parser.js';
 import { installOpenApi } from './openapi.js';
 import { requireOperator } from './operator.js';
+import { installRateLimits } from './rate-limits.js';
 import type { RouteScope } from './scopes.js';
 import { adminMarketRoutes } from './routes/admin-market.js';
 import { adminSystemRoutes } from './routes/admin-system.js';
@@ -41,7 +43,8 @@ export interface ServerOptions {
   includeAuthRoutes?: boolean;
   /** Serve /openapi.json and /docs (default true). */
   docs?: boolean;
-  trustProxy?: boolean;
+  /** Proxies whose X-Forwarded-For names the client (src/api/client-ip.ts); default none: the TCP peer is the client. */
+  trustProxy?: ProxyTrust | false;
 }
 
 /** A registered route and how it authenticates (what the route-scope test walks). */
@@ -64,14 +67,22 @@ function contextOf(deps: ApiDeps): RouteContext {
 }
 
 async function base(ctx: RouteContext, opts: ServerOptions, title: string): Promise<FastifyInstance> {
+  const t = ctx.cfg.timeouts;
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: ctx.cfg.bodyLimit,
     trustProxy: opts.trustProxy ?? false,
+    requestTimeout: t.requestMs,
+    connectionTimeout: t.connectionMs,
+    keepAliveTimeout: t.keepAliveMs,
+    // Node checks the header and request deadlines on a timer (default every 30 s, which would let a slow
+    // client outlive a short deadline by that much): check a few times per deadline, at most once a second.
+    http: { headersTimeout: t.headersMs, requestTimeout: t.requestMs, connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(t.headersMs / 4))) },
     // Route params/queries are untrusted input; cap their size before they reach the validator.
     routerOptions: { maxParamLength: 200 },
     // Router errors (bad percent-escape, over-long parameter) in the `{ error: { code, message } }` shape.
     frameworkErrors,
+    clientErrorHandler,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     // During a graceful stop, requests that arrive on an open keep-alive socket are served (with
@@ -87,6 +98,7 @@ async function base(ctx: RouteContext, opts: ServerOptions, title: string): Prom
   installValidation(app);
   installJsonParser(app, ctx.cfg.bodyLimit);
   installAuthentication(app, ctx.auth);
+  await installRateLimits(app, ctx.cfg.rateLimits);
   if (opts.docs ?? true) await installOpenApi(app, title);
   return app;
 }

@@ -74,24 +74,45 @@ export function withdrawMessage(recipient: string, amount: string | number): Sig
 // signedBy/requireSignature chain the verifier's promise instead of being async functions: they run once per
 // signed request, and each async layer adds a promise and a microtask hop on the event loop.
 
+const prefixed = (signature: string) => (signature.startsWith('0x') ? signature : `0x${signature}`);
+const isUser = (user: UserRecord, signer: string | null) => signer !== null && signer.toLowerCase() === user.wallet.toLowerCase();
+const BAD_SIGNATURE = 'Invalid signature: it does not recover to your wallet for this request';
+
+/** A value the typed data cannot hold (e.g. leverage 256..300 in the uint8 field) can have no valid signature: a 400 naming the field, not a 500. */
+function encodingError(err: unknown): never {
+  if (err instanceof Eip712EncodingError) throw badRequest('INVALID_SIGNATURE', `Invalid signature: ${err.message}, so it cannot be signed`);
+  throw err;
+}
+
 /** True when `signature` recovers to the user's wallet (case-insensitive). */
 export function signedBy(verifier: SignatureVerifier, user: UserRecord, p: SignedPayload): Promise<boolean> {
   if (!SIG_RE.test(p.signature)) return Promise.resolve(false);
-  const sig = p.signature.startsWith('0x') ? p.signature : `0x${p.signature}`;
-  return verifier.recover(p.type, p.chainId, p.message, sig).then(
-    (signer) => signer !== null && signer.toLowerCase() === user.wallet.toLowerCase(),
-    (err: unknown) => {
-      // A value the typed data cannot hold (e.g. leverage 256..300 in the uint8 field) can have no valid
-      // signature: the client's fault, so a 400 that says which field, not a 500.
-      if (err instanceof Eip712EncodingError) throw badRequest('INVALID_SIGNATURE', `Invalid signature: ${err.message}, so it cannot be signed`);
-      throw err;
-    },
-  );
+  return verifier.recover(p.type, p.chainId, p.message, prefixed(p.signature)).then((signer) => isUser(user, signer), encodingError);
 }
 
 export function requireSignature(verifier: SignatureVerifier, user: UserRecord, p: SignedPayload): Promise<void> {
   return signedBy(verifier, user, p).then((ok) => {
-    if (!ok) throw badRequest('INVALID_SIGNATURE', 'Invalid signature: it does not recover to your wallet for this request');
+    if (!ok) throw badRequest('INVALID_SIGNATURE', BAD_SIGNATURE);
+  });
+}
+
+/**
+ * For instructions the engine must apply at most once (withdraw, replace, TpSl): the EIP-712 digest (0x + 64
+ * lower-case hex, the verifier's own, not computed again) when the user signed it, else null. The command
+ * carries it and the engine refuses a digest it has already spent (engine/spent-signatures.ts).
+ */
+export function signedDigest(verifier: SignatureVerifier, user: UserRecord, p: SignedPayload): Promise<string | null> {
+  if (!SIG_RE.test(p.signature)) return Promise.resolve(null);
+  return verifier.recoverWithDigest(p.type, p.chainId, p.message, prefixed(p.signature)).then(
+    (r) => (isUser(user, r.signer) ? `0x${Buffer.from(r.digest.buffer, r.digest.byteOffset, 32).toString('hex')}` : null),
+    encodingError,
+  );
+}
+
+export function requireSignedDigest(verifier: SignatureVerifier, user: UserRecord, p: SignedPayload): Promise<string> {
+  return signedDigest(verifier, user, p).then((digest) => {
+    if (digest === null) throw badRequest('INVALID_SIGNATURE', BAD_SIGNATURE);
+    return digest;
   });
 }
 

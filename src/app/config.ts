@@ -4,6 +4,10 @@
  */
 import type { RealtimeLimits } from '../realtime/limits.js';
 import { DEFAULT_MARKET_MAKER_SETTINGS, type MarketMakerSettings } from '../simulation/market-maker.js';
+import { proxyTrust } from '../api/client-ip.js';
+import { DEFAULT_API_CONFIG, DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../api/deps.js';
+import { DEFAULT_RATE_LIMITS, type Budget, type RateLimits } from '../api/rate-limits.js';
+import { DEFAULT_NONCE_LIMITS, type NonceLimits } from '../auth/nonce-store.js';
 
 export interface ExchangeConfig {
   port: number;
@@ -60,6 +64,12 @@ export interface ExchangeConfig {
   fundingIntervalMs: number;
   /** Time each settlement's rate covers, ms (the rate scales with it); default (and 0) = fundingIntervalMs. */
   fundingRatePeriodMs: number;
+  /** Proxies (IPs/CIDRs) whose X-Forwarded-For is believed; empty = none. */
+  trustProxy: string[];
+  httpBodyLimit: number;
+  httpTimeouts: HttpTimeouts;
+  rateLimits: RateLimits;
+  nonceLimits: NonceLimits;
 }
 
 export interface MarketMakerConfig extends MarketMakerSettings {
@@ -135,7 +145,27 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'MM_MAX_INVENTORY', default: '100000', doc: 'Position notional (USDT) at which a bot skews its quotes fully against its inventory.' },
   { env: 'MM_FUNDS', default: '1000000', doc: 'USDT each bot account is topped up to at start.' },
   { env: 'DEMO_WALLET', default: 'true (demo), false (production)', doc: 'Create a funded demo wallet and print its private key at start-up.' },
+  { env: 'TRUST_PROXY', default: '(unset)', doc: 'Comma-separated IPs/CIDRs (or loopback, linklocal, uniquelocal) of the reverse proxies in front of the server: only a request from one of them has its X-Forwarded-For believed for the client IP that per-IP budgets and websocket caps count. Unset = X-Forwarded-For is ignored.' },
+  { env: 'HTTP_BODY_LIMIT', default: String(DEFAULT_API_CONFIG.bodyLimit), doc: 'Largest request body, bytes (larger: 413 PAYLOAD_TOO_LARGE).' },
+  { env: 'HTTP_HEADERS_TIMEOUT_MS', default: String(DEFAULT_HTTP_TIMEOUTS.headersMs), doc: 'A request\'s headers must be in within this many ms of its start, or the connection is closed (at most HTTP_REQUEST_TIMEOUT_MS).' },
+  { env: 'HTTP_REQUEST_TIMEOUT_MS', default: String(DEFAULT_HTTP_TIMEOUTS.requestMs), doc: 'The whole request (headers and body) must be in within this many ms of its start, or it is answered 408 and the connection closed.' },
+  { env: 'HTTP_CONNECTION_TIMEOUT_MS', default: String(DEFAULT_HTTP_TIMEOUTS.connectionMs), doc: 'A connection with a request open and no traffic for this many ms is closed.' },
+  { env: 'HTTP_KEEP_ALIVE_TIMEOUT_MS', default: String(DEFAULT_HTTP_TIMEOUTS.keepAliveMs), doc: 'An idle keep-alive connection is closed after this many ms without a new request (above a load balancer\'s idle timeout, so it closes first).' },
+  ...budgetVars('IP', DEFAULT_RATE_LIMITS.ip, 'per client IP, counting every request'),
+  ...budgetVars('SIGN_IN', DEFAULT_RATE_LIMITS.signIn, 'per client IP for nonce, sign-in, token refresh and the unauthenticated OAuth routes'),
+  ...budgetVars('ORDERS', DEFAULT_RATE_LIMITS.orders, 'per API key, OAuth grant or user (access token) for order, position and TpSl changes'),
+  ...budgetVars('FAUCET', DEFAULT_RATE_LIMITS.faucet, 'per API key, OAuth grant or user for POST /api/user/faucet'),
+  ...budgetVars('READS', DEFAULT_RATE_LIMITS.reads, 'per API key, OAuth grant or user for every other authenticated request'),
+  { env: 'AUTH_NONCES_PER_IP', default: String(DEFAULT_NONCE_LIMITS.perClient), doc: 'Outstanding sign-in nonces one client IP may hold; beyond it its own oldest is dropped (so one client cannot push out everyone else\'s).' },
+  { env: 'AUTH_NONCES_MAX', default: String(DEFAULT_NONCE_LIMITS.capacity), doc: 'Outstanding sign-in nonces kept in memory in all; beyond it the oldest are dropped.' },
 ];
+
+function budgetVars(name: string, def: Budget, what: string): ConfigVar[] {
+  return [
+    { env: `RATE_LIMIT_${name}_MAX`, default: String(def.max), doc: `Requests allowed per window ${what}; beyond it 429 RATE_LIMITED with Retry-After (0 = no limit).` },
+    { env: `RATE_LIMIT_${name}_WINDOW_MS`, default: String(def.windowMs), doc: `Window of RATE_LIMIT_${name}_MAX, ms.` },
+  ];
+}
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -184,6 +214,32 @@ function decimalFraction(env: Env, name: string, def: string): string {
   const raw = str(env, name, def);
   if (!/^(0(\.\d{1,8})?|1(\.0{1,8})?)$/.test(raw)) throw new ConfigError(`${name} must be a decimal fraction from 0 to 1 (8 places at most), got "${raw}"`);
   return raw;
+}
+
+function budget(env: Env, name: string, def: Budget): Budget {
+  return { max: int(env, `RATE_LIMIT_${name}_MAX`, def.max), windowMs: int(env, `RATE_LIMIT_${name}_WINDOW_MS`, def.windowMs, 1) };
+}
+
+function trustProxyList(raw: string): string[] {
+  const list = raw.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  try {
+    proxyTrust(list);
+  } catch (err) {
+    throw new ConfigError(`TRUST_PROXY must list IP addresses or CIDR ranges, got "${raw}": ${(err as Error).message}`);
+  }
+  return list;
+}
+
+function httpTimeouts(env: Env): HttpTimeouts {
+  const d = DEFAULT_HTTP_TIMEOUTS;
+  const t = {
+    headersMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', d.headersMs, 1),
+    requestMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', d.requestMs, 1),
+    connectionMs: int(env, 'HTTP_CONNECTION_TIMEOUT_MS', d.connectionMs, 1),
+    keepAliveMs: int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', d.keepAliveMs, 1),
+  };
+  if (t.headersMs > t.requestMs) throw new ConfigError(`HTTP_HEADERS_TIMEOUT_MS (${t.headersMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${t.requestMs})`);
+  return t;
 }
 
 function readStoreUrl(raw: string): string {
@@ -269,5 +325,16 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
     indexFeedCsvSpeed: int(env, 'INDEX_FEED_CSV_SPEED', 1, 1),
     fundingIntervalMs: int(env, 'FUNDING_INTERVAL_MS', demo ? 60_000 : 28_800_000),
     fundingRatePeriodMs: int(env, 'FUNDING_RATE_PERIOD_MS', int(env, 'FUNDING_INTERVAL_MS', demo ? 60_000 : 28_800_000)),
+    trustProxy: trustProxyList(str(env, 'TRUST_PROXY', '')),
+    httpBodyLimit: int(env, 'HTTP_BODY_LIMIT', DEFAULT_API_CONFIG.bodyLimit, 1),
+    httpTimeouts: httpTimeouts(env),
+    rateLimits: {
+      ip: budget(env, 'IP', DEFAULT_RATE_LIMITS.ip),
+      signIn: budget(env, 'SIGN_IN', DEFAULT_RATE_LIMITS.signIn),
+      orders: budget(env, 'ORDERS', DEFAULT_RATE_LIMITS.orders),
+      faucet: budget(env, 'FAUCET', DEFAULT_RATE_LIMITS.faucet),
+      reads: budget(env, 'READS', DEFAULT_RATE_LIMITS.reads),
+    },
+    nonceLimits: { perClient: int(env, 'AUTH_NONCES_PER_IP', DEFAULT_NONCE_LIMITS.perClient, 1), capacity: int(env, 'AUTH_NONCES_MAX', DEFAULT_NONCE_LIMITS.capacity, 1) },
   };
 }

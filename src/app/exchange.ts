@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
+import { clientIp, proxyTrust } from '../api/client-ip.js';
 import { buildAuthServer, buildServer, type RegisteredRoute } from '../api/server.js';
 import type { AdminDeps, ApiDeps, StartupStatus } from '../api/deps.js';
 import { openAccountStores, withOauthGrants } from '../accounts/index.js';
@@ -23,6 +24,7 @@ import { formatUnits, parseUnits } from '../domain/fixed.js';
 import type { ExchangeEngine } from '../engine/api.js';
 import { createEngine, restoreEngine } from '../engine/engine.js';
 import { FileSnapshotStore } from '../journal/file-snapshots.js';
+import { JournalWriteError } from '../journal/ports.js';
 import { ThreadedSnapshotReplica } from '../sequencer/snapshot-replica.js';
 import { openSqliteJournal } from '../journal/sqlite-journal.js';
 import { openThreadedSqliteJournal } from '../journal/threaded-sqlite-journal.js';
@@ -40,6 +42,7 @@ import { openReadStore } from '../store/index.js';
 import { ExchangeStatistics } from '../store/exchange-statistics.js';
 import { UserHistory } from '../store/user-history.js';
 import { ThreadedSqliteProjector } from '../store/threaded-projector.js';
+import type { ProjectionFaults } from '../store/projection-faults.js';
 import type { ExchangeConfig } from './config.js';
 import { FundingClock } from './funding-clock.js';
 import { HttpDrain } from './http-drain.js';
@@ -87,6 +90,8 @@ export interface StartOptions {
   /** Called when the sequencer halts (journal failure / engine fault). Default: log; main.ts exits. */
   onFatal?: (err: Error) => void;
   logger?: pino.Logger;
+  /** Tests only: failures injected into the read-model projector's transactions. */
+  readModelFaults?: ProjectionFaults;
 }
 
 const WS_PATH = '/connection/websocket';
@@ -142,12 +147,15 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     const openJournal = config.journalWriter === 'thread' ? openThreadedSqliteJournal : openSqliteJournal;
     const journal = await openJournal({ file: join(dataDir, 'journal.db') });
     cleanups.push(() => journal.close());
-    const snapshots = new FileSnapshotStore({ dir: join(dataDir, 'snapshots'), logger: log.child({ module: 'snapshots' }) });
+    const snapshots = new FileSnapshotStore({ dir: join(dataDir, 'snapshots') });
     cleanups.push(() => snapshots.close());
     // The read model is opened first: recovery starts from the newest snapshot it is not behind, so the
     // one journal replay also re-creates the events it lacks (none after a clean stop).
     const readFile = join(dataDir, 'read.db');
-    const store = await openReadStore(config.readStoreUrl === '' ? { kind: 'sqlite', file: readFile } : { kind: 'postgres', connectionString: config.readStoreUrl });
+    const store = await openReadStore(
+      config.readStoreUrl === '' ? { kind: 'sqlite', file: readFile } : { kind: 'postgres', connectionString: config.readStoreUrl },
+      options.readModelFaults,
+    );
     cleanups.push(() => store.close());
     const readModelSeq = await store.projector.lastSeq();
     // Recovery's replay feeds the in-process projector; live projection may then move to a worker thread.
@@ -159,6 +167,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       createEngine,
       restoreEngine,
       maxSnapshotSeq: readModelSeq,
+      logger: log.child({ module: 'recovery' }),
       onApplied: (entry, result) => {
         if (entry.seq <= readModelSeq) return;
         recoveryFeed.push({ seq: entry.seq, ts: entry.command.ts, kind: entry.command.kind, events: result.events });
@@ -171,6 +180,8 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     log.info({ seq: engine.seq, ...recovery }, 'engine recovered');
     const tCatchUp = performance.now();
     await recoveryFeed.drain();
+    // What the catch-up could not project (read model storage failing) continues in the live feed.
+    const caughtUp = recoveryFeed.handOver();
     const readModel = { fromSeq: readModelSeq, projected, catchUpMs: Math.round(performance.now() - tCatchUp) };
     if (projected > 0) log.info({ ...readModel, seq: engine.seq }, 'read model caught up');
     const tWiring = performance.now();
@@ -179,12 +190,13 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     let threadedProjector: ThreadedSqliteProjector | undefined;
     // The projection worker writes SQLite files; a PostgreSQL read model is written inline (its I/O is async anyway).
     if (config.readModelWriter === 'thread' && store.kind === 'sqlite') {
-      const p = new ThreadedSqliteProjector({ file: readFile });
+      const p = new ThreadedSqliteProjector({ file: readFile, faults: options.readModelFaults?.shared });
       threadedProjector = p;
       cleanups.push(() => p.close());
       await p.whenReady();
     }
-    const feed = new ProjectorFeed(threadedProjector ?? store.projector, log.child({ module: 'projector' }), engine.seq, undefined, config.readModelLingerMs);
+    const feed = new ProjectorFeed(threadedProjector ?? store.projector, log.child({ module: 'projector' }), caughtUp.projectedSeq, { lingerMs: config.readModelLingerMs });
+    for (const batch of caughtUp.pending) feed.push(batch);
 
     let startup: StartupStatus | undefined;
 
@@ -201,6 +213,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       accessTokenTtlSec: config.accessTokenTtlSec,
       refreshTokenTtlSec: config.refreshTokenTtlSec,
       sessionEvents: new InProcessSessionEvents((err) => log.warn({ err }, 'a session revocation listener failed')),
+      nonceLimits: config.nonceLimits,
     });
     const operatorToken = await loadOrCreateOperatorToken(dataDir);
     const verifier = createSignatureVerifier({ threads: config.signatureThreads });
@@ -225,7 +238,12 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       snapshotEveryMs: config.snapshotEveryMs,
       logger: log.child({ module: 'sequencer' }),
       onFatal: (err) => {
-        log.fatal({ err }, 'sequencer halted; the process must restart and recover from the journal');
+        if (err instanceof JournalWriteError) {
+          log.fatal({ err, code: err.code, journal: join(dataDir, 'journal.db') },
+            'journal write failed: no command is accepted or acknowledged any more; free space (or fix the disk) where the journal lives, then restart: recovery replays the journal');
+        } else {
+          log.fatal({ err }, 'sequencer halted; the process must restart and recover from the journal');
+        }
         options.onFatal?.(err);
       },
     });
@@ -263,8 +281,9 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
           realtime: { connections: rtStats.connections, subscriptions: rtStats.subscriptions },
           ledger: {
             deposits: formatUnits(l.deposits), withdrawals: formatUnits(l.withdrawals), balances: formatUnits(l.balances),
-            fees: formatUnits(l.fees), reserveFund: formatUnits(l.reserveFund),
+            fees: formatUnits(l.fees), reserveFund: formatUnits(l.reserveFund), openCost: formatUnits(l.openCost),
           },
+          readModel: feed.status(),
           marketMakers: fleet?.userIds.length ?? 0,
           startup,
         };
@@ -296,7 +315,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       // History reads first wait for the projection of every command applied so far (read-your-writes).
       readStore: readStoreAdapter(store.queries, { stats: store.statistics, exchangeStats: exchangeStatistics, caughtUp: () => feed.whenCaughtUp(sequencer.seq) }),
       clock: Date.now,
-      config: { faucetAmount: config.faucetAmount },
+      config: { faucetAmount: config.faucetAmount, bodyLimit: config.httpBodyLimit, timeouts: config.httpTimeouts, rateLimits: config.rateLimits },
       admin,
       metrics,
       accounts,
@@ -304,8 +323,10 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     };
     const fastifyLogger = config.logLevel === 'silent' ? false : { level: config.logLevel === 'info' ? 'warn' : config.logLevel };
     const separateAuth = config.authPort !== undefined;
-    const app = await buildServer(deps, { logger: fastifyLogger, includeAuthRoutes: !separateAuth });
-    const authApp = separateAuth ? await buildAuthServer(deps, { logger: fastifyLogger, docs: false }) : undefined;
+    // Who the client of a request is (per-IP budgets); clientIp(req, trustProxy) answers the same for websocket upgrades.
+    const trustProxy = proxyTrust(config.trustProxy);
+    const app = await buildServer(deps, { logger: fastifyLogger, includeAuthRoutes: !separateAuth, trustProxy });
+    const authApp = separateAuth ? await buildAuthServer(deps, { logger: fastifyLogger, docs: false, trustProxy }) : undefined;
     const drains = [new HttpDrain(app.server), ...(authApp ? [new HttpDrain(authApp.server)] : [])];
 
     // ---- real-time ----
@@ -338,8 +359,8 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       writeDelayMs: config.wsWriteDelayMs,
       logger: log.child({ module: 'realtime' }),
       limits: config.wsLimits,
-      // The socket's remote address; a trusted-proxy rule for forwarded addresses plugs in here.
-      clientIpOf: (req) => req.socket.remoteAddress,
+      // Connection caps and rates count the same client as the HTTP budgets (TRUST_PROXY, IPv6 by /64).
+      clientIpOf: (req) => clientIp(req, trustProxy),
       // An ended session's access tokens stay refused for as long as they could be valid.
       endedSessionTtlMs: config.accessTokenTtlSec * 1000,
     });

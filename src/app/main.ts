@@ -23,6 +23,8 @@ async function main(): Promise<void> {
     logger: log,
     onFatal: () => {
       // The in-memory engine may be ahead of the journal: exit and let the next start recover from disk.
+      const force = setTimeout(() => process.exit(1), 30_000);
+      force.unref();
       void exchange.close().finally(() => process.exit(1));
     },
   });

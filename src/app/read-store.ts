@@ -3,10 +3,11 @@
  * interface (src/api/deps.ts). API time bounds are inclusive; the store's `before` is exclusive, hence +1.
  */
 import type { ChartQuery, FillQuery, FundingTransferQuery, OrderQuery, Page, PositionHistoryQuery, ReadStore, TpSlQuery } from '../api/deps.js';
-import { badRequest } from '../api/errors.js';
+import { ApiError, badRequest } from '../api/errors.js';
 import type { FillView, OrderView, TpSlView, TradeView } from '../engine/records.js';
 import type { ExchangeStatistics } from '../store/exchange-statistics.js';
 import { StoreQueryError, type StoreQueries, type StoreStatistics } from '../store/index.js';
+import { ReadModelBehindError } from './projector-feed.js';
 
 const plusOne = (t: number | undefined): number | undefined => (t === undefined ? undefined : t + 1);
 
@@ -15,7 +16,9 @@ export interface ReadStoreAdapterOptions {
   stats?: StoreStatistics;
   /**
    * Resolves when the read model holds every command applied so far; awaited before each read so a client
-   * sees the effect of a command it was acknowledged (projection runs behind the replies).
+   * sees the effect of a command it was acknowledged (projection runs behind the replies). Rejects with
+   * ReadModelBehindError when it cannot (projection failing or too slow): the read is refused with 503
+   * READ_MODEL_BEHIND rather than answered from stale rows.
    */
   caughtUp?: () => Promise<void>;
   /** Rolling 24 h instrument statistics for `fields=metrics` (absent: zeros). */
@@ -27,7 +30,12 @@ export function readStoreAdapter(q: StoreQueries, options: ReadStoreAdapterOptio
   const caughtUp = options.caughtUp ?? (async () => undefined);
   /** Waits for the projection, then runs the read; a filter the store refuses (bad cursor, window too long…) is a 400. */
   async function read<T>(run: () => Promise<T>): Promise<T> {
-    await caughtUp();
+    try {
+      await caughtUp();
+    } catch (e) {
+      if (e instanceof ReadModelBehindError) throw new ApiError(503, 'READ_MODEL_BEHIND', e.message);
+      throw e;
+    }
     try {
       return await run();
     } catch (e) {

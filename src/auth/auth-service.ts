@@ -10,7 +10,7 @@ import { AccessTokens, type AccessClaims } from './access-tokens.js';
 import { ApiKeyManager } from './api-key-manager.js';
 import { BoundedCache } from './bounded-cache.js';
 import { loadOrCreateSigningKey } from './jwt-signing-key.js';
-import { NonceStore } from './nonce-store.js';
+import { DEFAULT_NONCE_LIMITS, NonceStore, type NonceLimits } from './nonce-store.js';
 import { DEFAULT_ALLOWED_DOMAINS, OriginAllowList } from './origin-allow-list.js';
 import { RevokedSessions } from './revoked-sessions.js';
 import { opaqueToken, sha256Hex } from './secrets.js';
@@ -47,6 +47,8 @@ export interface AuthServiceOptions {
   refreshTokenTtlSec?: number;
   /** default 300 */
   nonceTtlSec?: number;
+  /** outstanding nonces in all and per client; default DEFAULT_NONCE_LIMITS */
+  nonceLimits?: NonceLimits;
   /** SIWE domain/URI patterns (`host`, `host:port`, `host:*`); default evedex.com, localhost:*, 127.0.0.1:* */
   allowedDomains?: string[];
   /** JWT `iss`; default 'perpx' */
@@ -84,7 +86,7 @@ export async function createAuthService(opts: AuthServiceOptions): Promise<Walle
   return new WalletAuthService(store, access, {
     chainId: opts.chainId,
     refreshTokenTtlMs: (opts.refreshTokenTtlSec ?? DEFAULTS.refreshTokenTtlSec) * 1000,
-    nonces: new NonceStore((opts.nonceTtlSec ?? DEFAULTS.nonceTtlSec) * 1000, now),
+    nonces: new NonceStore((opts.nonceTtlSec ?? DEFAULTS.nonceTtlSec) * 1000, now, opts.nonceLimits ?? DEFAULT_NONCE_LIMITS),
     origins: new OriginAllowList(opts.allowedDomains ?? DEFAULT_ALLOWED_DOMAINS),
     events: opts.sessionEvents ?? new InProcessSessionEvents(),
     revoked,
@@ -146,8 +148,8 @@ export class WalletAuthService implements AuthService {
     cfg.events.subscribe((e) => cfg.revoked.add(e.sessionId, e.revokedAt, cfg.now()));
   }
 
-  issueNonce(): { nonce: string } {
-    return { nonce: this.cfg.nonces.issue() };
+  issueNonce(client?: string): { nonce: string } {
+    return { nonce: this.cfg.nonces.issue(client) };
   }
 
   async signIn(body: SignInBody): Promise<{ user: UserRecord; token: TokenPair }> {
@@ -221,7 +223,7 @@ export class WalletAuthService implements AuthService {
     const row = await this.apiKeys.live(cred.apiKey);
     if (!row) return null;
     const user = await this.userById(row.userId, this.cfg.now());
-    return user ? { user, via: 'api-key', scopes: row.scopes } : null;
+    return user ? { user, via: 'api-key', scopes: row.scopes, credentialId: row.id } : null;
   }
 
   authenticateNow(headers: Headers): AuthContext | null | undefined {
@@ -239,7 +241,7 @@ export class WalletAuthService implements AuthService {
     const row = this.apiKeys.liveNow(cred.apiKey, now);
     if (!row) return row;
     const user = this.users.get(row.userId, now);
-    return user && { user, via: 'api-key', scopes: row.scopes };
+    return user && { user, via: 'api-key', scopes: row.scopes, credentialId: row.id };
   }
 
   async verifyAccessToken(token: string): Promise<VerifiedAccessToken | null> {

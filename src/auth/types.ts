@@ -45,6 +45,8 @@ export interface AuthContext {
   scopes: readonly Scope[];
   /** access tokens only: the session (refresh-token family) the token belongs to */
   sessionId?: string;
+  /** api-key: the key's id; oauth-grant: the grant's id. Per-credential rate budgets are counted under it. */
+  credentialId?: string;
 }
 
 /** Verified access token: its user, expiry (ms) and session (refresh-token family id). */
@@ -105,7 +107,8 @@ export interface ApiKeyBody {
 }
 
 export interface AuthService {
-  issueNonce(): { nonce: string };
+  /** A sign-in nonce for `client` (the caller's IP: outstanding nonces per client are capped). */
+  issueNonce(client?: string): { nonce: string };
   /** SIWE sign-in; first sign-in creates the user (and a session). Throws AuthError. */
   signIn(body: SignInBody): Promise<{ user: UserRecord; token: TokenPair }>;
   /** Rotates the refresh token. Throws AuthError(401) for an inactive/reused/expired token. */

@@ -7,9 +7,17 @@ import type {
 import type { InstrumentConfig } from '../domain/instrument.js';
 import type { Units } from '../domain/fixed.js';
 
+/** Snapshot format written now: 2 added the spent keys (spent-keys.ts). */
+export const SNAPSHOT_VERSION = 2;
+
+/** Versions this engine restores: a version 1 snapshot is a state with no spent keys. */
+export function isReadableSnapshotVersion(version: unknown): version is 1 | 2 {
+  return version === 1 || version === 2;
+}
+
 /** JSON-serializable full state (bigints as decimal strings). */
 export interface EngineSnapshot {
-  version: 1;
+  version: 1 | 2;
   /** Sequence number of the last command applied before the snapshot. */
   seq: number;
   state: unknown;

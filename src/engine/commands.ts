@@ -2,7 +2,8 @@
  * Commands: the only way to change exchange state. Each is plain JSON (journaled as-is) and carries its
  * own time (`ts`, epoch ms, stamped by the sequencer), so applying the same commands always gives the
  * same state. Prices and quantities are Units (safe-integer counts of 1e-8); money amounts are decimal
- * strings of integer 1e-8 counts (bigint in the engine).
+ * strings of integer 1e-8 counts (bigint in the engine). Signed withdraw, replace and TpSl commands carry the
+ * EIP-712 `digest` the gateway verified: the engine spends it, so the instruction takes effect at most once.
  */
 import type { InstrumentConfig } from '../domain/instrument.js';
 import type { OrderGroup, Side, TimeInForce, TpSlType, TradingState } from '../domain/enums.js';
@@ -52,6 +53,8 @@ export interface ReplaceInput {
   stopPrice?: number;
   postOnly?: boolean;
   smp?: SelfMatchPrevention;
+  /** EIP-712 digest of the signed replace (0x + 64 hex), spent while the order is open (spent-signatures.ts). */
+  digest?: string;
 }
 
 export type Command =
@@ -60,7 +63,7 @@ export type Command =
   | { kind: 'matcher.state'; ts: number; state: string }
   | { kind: 'funds.deposit'; ts: number; userId: number; amount: string; transferId: string }
   /** Locks `amount` for a withdrawal (pending). */
-  | { kind: 'funds.withdraw'; ts: number; userId: number; amount: string; transferId: string; recipient?: string }
+  | { kind: 'funds.withdraw'; ts: number; userId: number; amount: string; transferId: string; recipient?: string; digest?: string }
   /** Finishes a pending withdrawal: done (money leaves) or error (lock released). */
   | { kind: 'funds.withdraw.settle'; ts: number; transferId: string; success: boolean }
   /** Operator hold on a pending withdrawal (status blocked; settle is refused) or its release (pending). */
@@ -80,8 +83,8 @@ export type Command =
   /** Funding settlement for the interval that just ended (sent by the app's funding clock). */
   | { kind: 'funding.settle'; ts: number; instrument: string; intervalMs: number }
   /** TpSl for a position (orderId null) or waiting on an order of the user (waitOrder until it fills). */
-  | { kind: 'tpsl.create'; ts: number; userId: number; instrument: string; type: TpSlType; side: Side; quantity: number; price: number; orderId: string | null }
-  | { kind: 'tpsl.modify'; ts: number; userId: number; instrument: string; id: string; type: TpSlType; side: Side; quantity: number; price: number }
+  | { kind: 'tpsl.create'; ts: number; userId: number; instrument: string; type: TpSlType; side: Side; quantity: number; price: number; orderId: string | null; digest?: string }
+  | { kind: 'tpsl.modify'; ts: number; userId: number; instrument: string; id: string; type: TpSlType; side: Side; quantity: number; price: number; digest?: string }
   | { kind: 'tpsl.cancel'; ts: number; userId: number; instrument: string; id: string };
 
 export type CommandKind = Command['kind'];

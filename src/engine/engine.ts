@@ -23,7 +23,7 @@ import {
   collateralUnits, costUnits, instrumentLock, lockOf, lockUnits, newAccount, newPosition, openVolumeOf, smallMoney, SUM_LIMIT, unrealizedPnL, unrealizedUnits,
   type Account, type Position,
 } from './account.js';
-import type { EngineSnapshot, ExchangeEngine } from './api.js';
+import { isReadableSnapshotVersion, SNAPSHOT_VERSION, type EngineSnapshot, type ExchangeEngine } from './api.js';
 import type { Command, PlaceOrderInput, ReplaceInput, TpSlInput } from './commands.js';
 import { fundingPayments, fundingRate, MAX_FUNDING_INTERVAL_MS, premiumSample } from './funding.js';
 import { findInvariantViolation } from './invariants.js';
@@ -41,6 +41,8 @@ import type {
 import { RiskQueue } from './risk-queue.js';
 import { clearSet, empty } from './scratch.js';
 import { restoreState, serializeState } from './snapshot.js';
+import { SpentKeys } from './spent-keys.js';
+import { SIGNED_KINDS, signatureRefusal, spendSignature } from './spent-signatures.js';
 import type { EngineState, TransferState } from './state.js';
 import { isLiveTpSl, tpslFires, tpslView, type TpSlState } from './tpsl.js';
 import { TpSlIndex } from './tpsl-index.js';
@@ -142,6 +144,7 @@ export class Engine implements ExchangeEngine {
       counters: { execution: 0, position: 0, tpsl: 0, systemOrder: 0, placement: 0 },
       orderIds: new OrderIdIndex<OrderState>(),
       prunedDay: 0,
+      spent: new SpentKeys(),
     };
     for (const acc of this.s.accounts.values()) {
       for (const o of acc.orders.values()) if (o.expiresAt > 0) this.dayOrders.push(o);
@@ -196,7 +199,7 @@ export class Engine implements ExchangeEngine {
       case 'instrument.trading': reply = this.setTrading(cmd.instrument, cmd.trading); break;
       case 'matcher.state': reply = this.setMatcher(cmd.state); break;
       case 'funds.deposit': reply = this.deposit(cmd.userId, cmd.amount, cmd.transferId); break;
-      case 'funds.withdraw': reply = this.withdraw(cmd.userId, cmd.amount, cmd.transferId, cmd.recipient); break;
+      case 'funds.withdraw': reply = this.withdraw(cmd.userId, cmd.amount, cmd.transferId, cmd.recipient, cmd.digest); break;
       case 'funds.withdraw.settle': reply = this.settleWithdrawal(cmd.transferId, cmd.success); break;
       case 'funds.withdraw.hold': reply = this.holdWithdrawal(cmd.transferId, cmd.hold); break;
       case 'order.place': reply = this.placeCommand(cmd.userId, cmd.order); break;
@@ -210,8 +213,8 @@ export class Engine implements ExchangeEngine {
       case 'position.close': reply = this.closePosition(cmd.userId, cmd.instrument, cmd.id, cmd.quantity, cmd.leverage); break;
       case 'price.tick': reply = this.priceTick(cmd.instrument, cmd.indexPrice, cmd.markPrice); break;
       case 'funding.settle': reply = this.settleFunding(cmd.instrument, cmd.intervalMs); break;
-      case 'tpsl.create': reply = this.createTpSl(cmd.userId, cmd.instrument, cmd.type, cmd.side, cmd.quantity, cmd.price, cmd.orderId); break;
-      case 'tpsl.modify': reply = this.modifyTpSl(cmd.userId, cmd.instrument, cmd.id, cmd.type, cmd.side, cmd.quantity, cmd.price); break;
+      case 'tpsl.create': reply = this.signedTpSl(cmd.userId, cmd.digest, () => this.createTpSl(cmd.userId, cmd.instrument, cmd.type, cmd.side, cmd.quantity, cmd.price, cmd.orderId)); break;
+      case 'tpsl.modify': reply = this.signedTpSl(cmd.userId, cmd.digest, () => this.modifyTpSl(cmd.userId, cmd.instrument, cmd.id, cmd.type, cmd.side, cmd.quantity, cmd.price)); break;
       case 'tpsl.cancel': reply = this.cancelTpSl(cmd.userId, cmd.instrument, cmd.id); break;
       default: reply = fail(400, 'UNKNOWN_COMMAND', `Unknown command ${(cmd as { kind: string }).kind}`);
     }
@@ -348,9 +351,12 @@ export class Engine implements ExchangeEngine {
   private flushTouched(keepViews: boolean): void {
     const ev = this.events;
     const touched = this.touchedOrders;
+    const spent = this.s.spent;
     for (let i = 0; i < touched.length; i++) {
       const o = touched[i];
       o.touched = false;
+      // Every order that stops being open is touched: its replace signatures can never apply again.
+      if (spent.scoped > 0 && !o.isLive) spent.endScope(o.userId, o.key);
       const view = o.view();
       ev.push({ type: 'order', order: view });
       if (keepViews) this.flushedViews.push(view);
@@ -481,10 +487,12 @@ export class Engine implements ExchangeEngine {
     return { ok: true, transfer };
   }
 
-  private withdraw(userId: number, amountText: string, transferId: string, recipient: string | undefined): Draft {
+  private withdraw(userId: number, amountText: string, transferId: string, recipient: string | undefined, digest: string | undefined): Draft {
     const amount = Engine.parseAmount(amountText);
     if (!Engine.validUser(userId)) return fail(400, 'INVALID_USER', 'Invalid user');
     if (amount === null) return fail(400, 'INVALID_AMOUNT', 'Amount must be positive');
+    const used = signatureRefusal(this.s.spent, userId, SIGNED_KINDS.withdraw, digest);
+    if (used) return { ok: false, error: used };
     if (typeof transferId !== 'string' || transferId.length === 0 || this.s.transferIds.has(transferId)) {
       return fail(409, 'DUPLICATE_TRANSFER', 'Transfer id already used');
     }
@@ -495,6 +503,7 @@ export class Engine implements ExchangeEngine {
     const transfer: TransferState = { id: transferId, userId, type: 'withdraw', coin: COIN, amount, fee: 0n, status: 'pending', createdAt: this.ts, updatedAt: this.ts };
     if (typeof recipient === 'string') transfer.recipient = recipient;
     this.s.transfers.set(transferId, transfer);
+    spendSignature(this.s.spent, userId, SIGNED_KINDS.withdraw, digest);
     this.events.push({ type: 'transfer', transfer: { ...transfer } });
     return { ok: true, transfer: { ...transfer } };
   }
@@ -1262,12 +1271,21 @@ export class Engine implements ExchangeEngine {
     return { ok: true, batch };
   }
 
+  /** A replace whose signature (if it carries a digest) is spent, while the order stays open, when it succeeds. */
+  private replace(userId: number, input: ReplaceInput, instrument: string | null): Draft {
+    if (!input || typeof input !== 'object') return fail(400, 'INVALID_REPLACE', 'Invalid replace');
+    const used = signatureRefusal(this.s.spent, userId, SIGNED_KINDS.replace, input.digest);
+    if (used) return { ok: false, error: used };
+    const r = this.replaceOrder(userId, input, instrument);
+    if (r.ok && r.order !== undefined) spendSignature(this.s.spent, userId, SIGNED_KINDS.replace, input.digest, r.order.key);
+    return r;
+  }
+
   /**
    * New total quantity and price for a live LIMIT (or STOP_LIMIT, with stopPrice) order. A pure size
    * decrease keeps time priority; a price change or an increase re-queues it (and may trade).
    */
-  private replace(userId: number, input: ReplaceInput, instrument: string | null): Draft {
-    if (!input || typeof input !== 'object') return fail(400, 'INVALID_REPLACE', 'Invalid replace');
+  private replaceOrder(userId: number, input: ReplaceInput, instrument: string | null): Draft {
     const found = this.liveOrder(userId, input.orderId);
     if ('ok' in found) return found;
     const { acc, o } = found;
@@ -1652,6 +1670,15 @@ export class Engine implements ExchangeEngine {
     return { ok: true, tpsl: tpslView(t) };
   }
 
+  /** A TpSl create or modify whose signature (if it carries a digest) is spent for good when it succeeds. */
+  private signedTpSl(userId: number, digest: string | undefined, run: () => Draft): Draft {
+    const used = signatureRefusal(this.s.spent, userId, SIGNED_KINDS.tpsl, digest);
+    if (used) return { ok: false, error: used };
+    const r = run();
+    if (r.ok) spendSignature(this.s.spent, userId, SIGNED_KINDS.tpsl, digest);
+    return r;
+  }
+
   private findTpSl(userId: number, instrument: string, id: string): TpSlState | Draft {
     const t = this.s.tpsls.get(id);
     if (!t || t.userId !== userId || t.instrument !== instrument || !isLiveTpSl(t)) return fail(404, 'TPSL_NOT_FOUND', `TpSl ${id} not found`);
@@ -1775,7 +1802,7 @@ export class Engine implements ExchangeEngine {
   // =====================================================================================================
 
   snapshot(): EngineSnapshot {
-    return { version: 1, seq: this.s.seq, state: serializeState(this.s) };
+    return { version: SNAPSHOT_VERSION, seq: this.s.seq, state: serializeState(this.s) };
   }
 
   stateHash(): string {
@@ -1783,9 +1810,19 @@ export class Engine implements ExchangeEngine {
   }
 
   checkInvariants(): void {
-    let problem = findInvariantViolation(this.s) ?? this.tpslIndex.problemWith(this.s.tpsls);
+    let problem = findInvariantViolation(this.s) ?? this.tpslIndex.problemWith(this.s.tpsls) ?? this.spentProblem();
     for (const m of this.s.markets.values()) problem ??= m.stops.problem();
     if (problem) throw new Error(`engine invariant violated: ${problem}`);
+  }
+
+  /** Spent keys are consistent, and each one scoped to an order (a replace) belongs to an order still open. */
+  private spentProblem(): string | null {
+    const problem = this.s.spent.problem();
+    if (problem) return problem;
+    for (const [userId, key] of this.s.spent.scopesInUse()) {
+      if (!this.s.orderIds.lookup(userId, key)?.isLive) return `user ${userId}: replace signatures kept for order ${key}, which is not open`;
+    }
+    return null;
   }
 
   /** Money identity terms, for tests and the CLI (all money units). */
@@ -1806,7 +1843,7 @@ export function createEngine(): Engine {
 }
 
 export function restoreEngine(snapshot: EngineSnapshot): Engine {
-  if (!snapshot || snapshot.version !== 1) throw new Error('unsupported engine snapshot version');
+  if (!snapshot || !isReadableSnapshotVersion(snapshot.version)) throw new Error('unsupported engine snapshot version');
   return new Engine(restoreState(snapshot.state, snapshot.seq));
 }
 

@@ -16,6 +16,7 @@ import type { EngineState, TransferState } from './state.js';
 import type { TpSlState } from './tpsl.js';
 import { OrderIdIndex, USED_ID_WORDS } from './order-id-index.js';
 import { orderIdDay } from '../domain/order-id.js';
+import { SpentKeys, type SpentEntry } from './spent-keys.js';
 
 type OrderJson = [
   id: string, userId: number, instrument: string, type: OrderType, side: Side, tif: TimeInForce, postOnly: boolean,
@@ -62,6 +63,8 @@ export interface StateJson {
   totals: { deposits: string; withdrawals: string; fees: string; reserveFund: string };
   counters: EngineState['counters'];
   prunedDay: number;
+  /** Spent keys (snapshot version 2; absent when there are none, so the hash of a state without any is unchanged). */
+  spent?: SpentEntry[];
 }
 
 function orderJson(o: OrderState): OrderJson {
@@ -141,6 +144,7 @@ export function serializeState(s: EngineState): StateJson {
     },
     counters: { ...s.counters },
     prunedDay: s.prunedDay,
+    ...(s.spent.size > 0 ? { spent: s.spent.entries() } : {}),
   };
 }
 
@@ -228,5 +232,6 @@ export function restoreState(raw: unknown, seq: number): EngineState {
     counters: { ...j.counters, placement: j.counters.placement ?? 0 },
     orderIds,
     prunedDay: j.prunedDay,
+    spent: SpentKeys.restore(j.spent),
   };
 }

@@ -6,6 +6,7 @@ import type { MatcherView, TransferView } from './records.js';
 import type { TpSlState } from './tpsl.js';
 import type { OrderIdIndex } from './order-id-index.js';
 import type { OrderState } from './order.js';
+import type { SpentKeys } from './spent-keys.js';
 
 export type TransferState = TransferView;
 
@@ -47,4 +48,6 @@ export interface EngineState {
   orderIds: OrderIdIndex<OrderState>;
   /** Last UTC day for which used order ids were pruned. */
   prunedDay: number;
+  /** Keys spent by users' commands (signed instructions' digests, spent-signatures.ts): refused a second time. */
+  spent: SpentKeys;
 }

@@ -30,7 +30,7 @@ const KEYS = [
   'kind', 'ts', 'userId', 'order', 'id', 'instrument', 'side', 'type', 'timeInForce', 'leverage',
   'quantity', 'limitPrice', 'stopPrice', 'cashQuantity', 'postOnly', 'smp', 'smpId', 'group', 'reduceOnly', 'tpsl',
   'price', 'orderId', 'orderIds', 'orders', 'items', 'replace', 'indexPrice', 'markPrice', 'intervalMs', 'amount',
-  'transferId', 'recipient', 'success', 'hold', 'trading', 'state', 'config',
+  'transferId', 'recipient', 'success', 'hold', 'trading', 'state', 'config', 'digest',
 ] as const;
 
 const VALUES = [

@@ -14,4 +14,4 @@ export type WriterRequest =
 /** A written batch's buffers come back (transferred) in `spare`, for the journal to reuse. */
 export type WriterReply =
   | { id: number; ok: true; spare?: Pick<AppendBatch, 'tss' | 'ends' | 'bytes'> }
-  | { id: number; ok: false; message: string };
+  | { id: number; ok: false; message: string; code?: string };

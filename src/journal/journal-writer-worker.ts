@@ -30,6 +30,8 @@ const writeBatches = db.transaction((batches: AppendBatch[]) => {
 
 /** After a failed batch nothing more is written: a later batch would leave a gap in the sequence. */
 let failure: string | undefined;
+/** The failed write's storage error code (SQLITE_FULL, SQLITE_IOERR_…), for the operator and the API. */
+let failureCode: string | undefined;
 
 function write(reqs: Array<Extract<WriterRequest, { kind: 'write' }>>): void {
   if (reqs.length === 0) return;
@@ -38,7 +40,9 @@ function write(reqs: Array<Extract<WriterRequest, { kind: 'write' }>>): void {
       writeBatches(reqs.map((r) => r.batch));
     } catch (err) {
       failure = err instanceof Error ? err.message : String(err);
-      for (const r of reqs) port.postMessage({ id: r.id, ok: false, message: failure } satisfies WriterReply);
+      const code = (err as { code?: unknown }).code;
+      failureCode = typeof code === 'string' ? code : undefined;
+      for (const r of reqs) port.postMessage({ id: r.id, ok: false, message: failure, code: failureCode } satisfies WriterReply);
       return;
     }
     for (const r of reqs) {
@@ -49,7 +53,7 @@ function write(reqs: Array<Extract<WriterRequest, { kind: 'write' }>>): void {
     return;
   }
   for (const r of reqs) {
-    port.postMessage({ id: r.id, ok: false, message: `journal writer stopped after a failed write: ${failure}` } satisfies WriterReply);
+    port.postMessage({ id: r.id, ok: false, message: `journal writer stopped after a failed write: ${failure}`, code: failureCode } satisfies WriterReply);
   }
 }
 

@@ -4,7 +4,7 @@
  * the engine.
  */
 import type { Command } from '../engine/commands.js';
-import type { EngineSnapshot } from '../engine/api.js';
+import type { EngineSnapshot, ExchangeEngine } from '../engine/api.js';
 
 /** One journaled command. `command.ts` is the time the sequencer stamped; `seq` starts at 1. */
 export interface JournalEntry {
@@ -57,6 +57,15 @@ export interface SerializedSnapshot {
   ts: number;
   /** JSON text of an EngineSnapshot. */
   json: string;
+  /** engine.stateHash() of the state in `json`: a load restores it and must arrive at the same hash. */
+  stateHash: string;
+}
+
+/** A stored snapshot whose bytes passed their checksum; its state still has to be restored and checked. */
+export interface StoredSnapshot {
+  snapshot: EngineSnapshot;
+  /** The state hash recorded when it was taken. */
+  stateHash: string;
 }
 
 export interface SnapshotInfo {
@@ -70,17 +79,43 @@ export interface SnapshotStore {
   /** Stores atomically (a crash leaves either the old set or the new one), then prunes to the last N. */
   save(snapshot: SerializedSnapshot): Promise<void>;
   /**
-   * The newest readable snapshot (with `atOrBefore`: the newest at or before that seq); an unreadable one
-   * falls back to the one before.
+   * Reads the snapshot at `seq` and checks its bytes against their checksum; throws SnapshotIntegrityError
+   * when they do not match (or it is unreadable). Which snapshot to use, and the checks of the restored
+   * state, are recovery's (`restoreNewestVerified` in sequencer/recovery.ts).
    */
-  latest(atOrBefore?: number): Promise<EngineSnapshot | undefined>;
+  load(seq: number): Promise<StoredSnapshot>;
   /** Stored snapshots, oldest first. */
   list(): Promise<SnapshotInfo[]>;
   close(): Promise<void>;
 }
 
-export function serializeSnapshot(snapshot: EngineSnapshot, ts: number): SerializedSnapshot {
-  return { seq: snapshot.seq, ts, json: JSON.stringify(snapshot) };
+/** Freezes the engine's state now: its JSON and its state hash. */
+export function serializeSnapshot(engine: Pick<ExchangeEngine, 'snapshot' | 'stateHash'>, ts: number): SerializedSnapshot {
+  const snapshot = engine.snapshot();
+  return { seq: snapshot.seq, ts, json: JSON.stringify(snapshot), stateHash: engine.stateHash() };
+}
+
+/** A stored snapshot that must not be used: damaged bytes, a state that does not hash or check out. */
+export class SnapshotIntegrityError extends Error {
+  override name = 'SnapshotIntegrityError';
+}
+
+/**
+ * A journal write failed (disk full, I/O error): nothing after the last durable seq is stored and the
+ * journal refuses all further use. `code` is the storage's error code (SQLITE_FULL, SQLITE_IOERR_…).
+ */
+export class JournalWriteError extends Error {
+  override name = 'JournalWriteError';
+  constructor(message: string, readonly code: string | undefined, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+
+  static from(err: unknown): JournalWriteError {
+    if (err instanceof JournalWriteError) return err;
+    const code = (err as { code?: unknown } | null)?.code;
+    const message = err instanceof Error ? err.message : String(err);
+    return new JournalWriteError(`journal write failed: ${message}`, typeof code === 'string' ? code : undefined, { cause: err });
+  }
 }
 
 /** Thrown for a journal that is not a gap-free sequence (corruption or a bug); recovery must not guess. */

@@ -17,7 +17,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Command } from '../engine/commands.js';
-import type { CommandJournal, JournalEntry } from './ports.js';
+import { JournalWriteError, type CommandJournal, type JournalEntry } from './ports.js';
 import { readJournalFile } from './sqlite-journal-reader.js';
 import { AppendBuffer, forEachRow, type AppendBatch } from './append-buffer.js';
 
@@ -81,7 +81,7 @@ export class SqliteJournal implements CommandJournal {
     } catch (err) {
       // Whatever was buffered is lost and the on-disk tail no longer matches appendedSeq: refuse all
       // further use rather than risk a gap (fail-stop).
-      this.failure = err instanceof Error ? err : new Error(String(err));
+      this.failure = JournalWriteError.from(err);
       return Promise.reject(this.failure);
     }
     this.committedSeq = batch.firstSeq + batch.count - 1;

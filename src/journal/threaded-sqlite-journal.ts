@@ -18,7 +18,7 @@ import { dirname } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import type { Command } from '../engine/commands.js';
 import type { WriterInit, WriterReply, WriterRequest } from './journal-writer-protocol.js';
-import type { CommandJournal, JournalEntry } from './ports.js';
+import { JournalWriteError, type CommandJournal, type JournalEntry } from './ports.js';
 import type { SqliteJournalOptions } from './sqlite-journal.js';
 import { startSiblingWorker } from '../workers/start-worker.js';
 import { readJournalFile } from './sqlite-journal-reader.js';
@@ -134,14 +134,14 @@ export class ThreadedSqliteJournal implements CommandJournal {
       f.resolve();
       return;
     }
-    const err = new Error(reply.message);
+    const err = new JournalWriteError(`journal write failed: ${reply.message}`, reply.code);
     f.reject(err);
     this.fail(err);
   }
 
   /** Fail-stop: everything not yet committed is lost, so nothing may be appended or acknowledged any more. */
   private fail(err: Error): void {
-    this.failure ??= err;
+    this.failure ??= JournalWriteError.from(err);
     for (const f of this.inFlight.values()) f.reject(this.failure);
     this.inFlight.clear();
   }

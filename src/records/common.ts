@@ -68,6 +68,18 @@ export const ErrorBody = Type.Object(
 );
 export type ErrorBody = Static<typeof ErrorBody>;
 
+/**
+ * The 409 of a route whose signed instruction takes effect at most once (withdraw, replace, TpSl), for the
+ * OpenAPI document; `others` names the route's other 409 codes.
+ */
+export function SignatureUsedConflict(others: string) {
+  return Type.Object(ErrorBody.properties, {
+    description: 'SIGNATURE_ALREADY_USED: this exact signed instruction was already used. The signed message has no nonce and '
+      + 'wallet signatures are deterministic, so an identical repeat (same fields, same signature) is refused rather than '
+      + `applied twice; change one signed field by one unit (e.g. an amount by 0.00000001) and sign again. ${others}`,
+  });
+}
+
 /** EmptyResponse of the spec: `{}`. */
 export const EmptyResponse = Type.Object({}, { description: 'EmptyResponse' });
 

@@ -3,9 +3,12 @@
  * state hashes). Both only use the ports, so they work for any journal/snapshot adapter.
  */
 import { performance } from 'node:perf_hooks';
+import type pino from 'pino';
 import type { EngineSnapshot, ExchangeEngine } from '../engine/api.js';
 import type { CommandResult } from '../engine/records.js';
-import { JournalIntegrityError, type CommandJournal, type JournalEntry, type JournalReader, type SnapshotStore } from '../journal/ports.js';
+import {
+  JournalIntegrityError, SnapshotIntegrityError, type CommandJournal, type JournalEntry, type JournalReader, type SnapshotStore,
+} from '../journal/ports.js';
 
 export interface ReplayProgress {
   phase: 'snapshot' | 'replay' | 'done';
@@ -34,6 +37,14 @@ export interface RecoverOptions<E extends ExchangeEngine = ExchangeEngine> {
   maxSnapshotSeq?: number;
   /** Called with each replayed command's result (e.g. to project its events into a read model that lags). */
   onApplied?: (entry: JournalEntry, result: CommandResult) => void;
+  /** Where skipped snapshots are reported (warn), besides the report. */
+  logger?: pino.Logger;
+}
+
+/** A stored snapshot recovery did not use, and why. */
+export interface SkippedSnapshot {
+  seq: number;
+  reason: string;
 }
 
 /** What a recovery did and where its time went (start-up logs, admin status, the start-up benchmark). */
@@ -44,8 +55,10 @@ export interface RecoveryReport {
   replayed: number;
   /** Reading + parsing the snapshot file. */
   snapshotReadMs: number;
-  /** Building engine state from the parsed snapshot. */
+  /** Building engine state from the parsed snapshot, and checking its state hash and invariants. */
   snapshotRestoreMs: number;
+  /** Newer snapshots that failed verification (newest first); recovery fell back past them. */
+  skippedSnapshots: SkippedSnapshot[];
   /** Replaying the journal tail. */
   replayMs: number;
 }
@@ -64,15 +77,12 @@ export async function recoverWithReport<E extends ExchangeEngine>(options: Recov
   const { journal, snapshots, onProgress } = options;
   const targetSeq = journal.durableSeq();
   const t0 = performance.now();
-  const snapshot = snapshots ? await snapshots.latest(options.maxSnapshotSeq) : undefined;
-  const t1 = performance.now();
-  if (snapshot && snapshot.seq > targetSeq) {
-    throw new JournalIntegrityError(`snapshot at seq ${snapshot.seq} is ahead of the journal (ends at ${targetSeq})`);
-  }
-  const engine = snapshot ? options.restoreEngine(snapshot) : options.createEngine();
-  if (snapshot && engine.seq !== snapshot.seq) {
-    throw new JournalIntegrityError(`restored engine is at seq ${engine.seq}, snapshot says ${snapshot.seq}`);
-  }
+  const timing = { readMs: 0, restoreMs: 0 };
+  const chosen = snapshots
+    ? await restoreNewestVerified(snapshots, options.restoreEngine, { atOrBefore: options.maxSnapshotSeq, journalSeq: targetSeq, logger: options.logger, timing })
+    : { engine: undefined, skipped: [] };
+  const engine = chosen.engine ?? options.createEngine();
+  const snapshotSeq = chosen.engine?.seq ?? 0;
   const t2 = performance.now();
   onProgress?.({ phase: 'snapshot', seq: engine.seq, targetSeq, replayed: 0 });
   const replayed = await replay(engine, journal.read(engine.seq), targetSeq, onProgress, options.progressEvery, options.onApplied);
@@ -81,11 +91,76 @@ export async function recoverWithReport<E extends ExchangeEngine>(options: Recov
   }
   const t3 = performance.now();
   onProgress?.({ phase: 'done', seq: engine.seq, targetSeq, replayed });
-  const ms = (a: number, b: number) => Math.round((b - a) * 10) / 10;
+  const ms = (a: number) => Math.round(a * 10) / 10;
   return {
     engine,
-    report: { snapshotSeq: snapshot?.seq ?? 0, replayed, snapshotReadMs: ms(t0, t1), snapshotRestoreMs: ms(t1, t2), replayMs: ms(t2, t3) },
+    report: {
+      snapshotSeq, replayed, snapshotReadMs: ms(timing.readMs), snapshotRestoreMs: ms(t2 - t0 - timing.readMs), replayMs: ms(t3 - t2),
+      skippedSnapshots: chosen.skipped,
+    },
   };
+}
+
+export interface RestoreVerifiedOptions {
+  /** Only snapshots at or before this seq (default: any). */
+  atOrBefore?: number;
+  /**
+   * The journal's durable end: a snapshot past it means the journal lost commands (or was swapped), which
+   * recovery must not paper over, so that throws JournalIntegrityError.
+   */
+  journalSeq?: number;
+  logger?: pino.Logger;
+  /** Accumulates the time spent reading + checksumming files (the rest is restoring and checking). */
+  timing?: { readMs: number };
+}
+
+/**
+ * The newest stored snapshot that passes every check, restored: its bytes match their checksum (the
+ * store's load), and the restored engine is at the snapshot's seq, has the state hash recorded when it was
+ * taken, and passes the engine invariants. A snapshot failing any of them is skipped (logged, and listed in
+ * `skipped`) for the next older one; with none left the caller starts from an empty engine and replays the
+ * whole journal. Either way the state equals a clean replay.
+ */
+export async function restoreNewestVerified<E extends ExchangeEngine>(
+  store: SnapshotStore,
+  restore: (snapshot: EngineSnapshot) => E,
+  options: RestoreVerifiedOptions = {},
+): Promise<{ engine: E | undefined; skipped: SkippedSnapshot[] }> {
+  const atOrBefore = options.atOrBefore ?? Number.MAX_SAFE_INTEGER;
+  const seqs = (await store.list()).map((s) => s.seq).filter((seq) => seq <= atOrBefore);
+  const newest = seqs.at(-1);
+  if (options.journalSeq !== undefined && newest !== undefined && newest > options.journalSeq) {
+    throw new JournalIntegrityError(`snapshot at seq ${newest} is ahead of the journal (ends at ${options.journalSeq})`);
+  }
+  const skipped: SkippedSnapshot[] = [];
+  for (let i = seqs.length - 1; i >= 0; i--) {
+    const seq = seqs[i];
+    try {
+      const t0 = performance.now();
+      const { snapshot, stateHash } = await store.load(seq);
+      if (options.timing) options.timing.readMs += performance.now() - t0;
+      let engine: E;
+      try {
+        engine = restore(snapshot);
+      } catch (err) {
+        throw new SnapshotIntegrityError(`cannot be restored: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      if (engine.seq !== seq) throw new SnapshotIntegrityError(`restored engine is at seq ${engine.seq}`);
+      const restoredHash = engine.stateHash();
+      if (restoredHash !== stateHash) throw new SnapshotIntegrityError(`state hash ${restoredHash} ≠ recorded ${stateHash}`);
+      try {
+        engine.checkInvariants();
+      } catch (err) {
+        throw new SnapshotIntegrityError(err instanceof Error ? err.message : String(err));
+      }
+      return { engine, skipped };
+    } catch (err) {
+      if (!(err instanceof SnapshotIntegrityError)) throw err;
+      skipped.push({ seq, reason: err.message });
+      options.logger?.warn({ snapshotSeq: seq, reason: err.message }, 'snapshot failed verification; skipped (an older snapshot or the journal is used)');
+    }
+  }
+  return { engine: undefined, skipped };
 }
 
 export interface VerifyOptions {

@@ -423,7 +423,7 @@ export class Sequencer {
     const t0 = performance.now();
     let snapshot: SerializedSnapshot;
     try {
-      snapshot = serializeSnapshot(this.engine.snapshot(), ts);
+      snapshot = serializeSnapshot(this.engine, ts);
     } catch (err) {
       this.stats.snapshotFailures++;
       this.log.error({ err }, 'snapshot capture failed');

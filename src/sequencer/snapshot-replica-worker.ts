@@ -10,7 +10,7 @@ import { FileSnapshotStore } from '../journal/file-snapshots.js';
 import { readJournalFile } from '../journal/sqlite-journal-reader.js';
 import { serializeSnapshot } from '../journal/ports.js';
 import { nameThread } from '../workers/thread-name.js';
-import { replayJournal } from './recovery.js';
+import { replayJournal, restoreNewestVerified } from './recovery.js';
 import type { ReplicaInit, ReplicaReply, ReplicaRequest, ReplicaSnapshotResult } from './snapshot-replica-protocol.js';
 
 if (!parentPort) throw new Error('snapshot-replica-worker must run in a worker thread');
@@ -24,9 +24,8 @@ let replica: Engine | undefined;
 async function snapshotAt(seq: number, ts: number): Promise<ReplicaSnapshotResult> {
   const t0 = performance.now();
   if (!replica || replica.seq > seq) {
-    // First request: start from the newest stored snapshot the request is not behind, as recovery does.
-    const stored = await store.latest(seq);
-    replica = stored ? restoreEngine(stored) : createEngine();
+    // First request: start from the newest verified snapshot the request is not behind, as recovery does.
+    replica = (await restoreNewestVerified(store, restoreEngine, { atOrBefore: seq })).engine ?? createEngine();
   }
   const replayed = await replayJournal(replica, readJournalFile(init.journalFile, replica.seq), seq);
   if (replica.seq !== seq) {
@@ -34,7 +33,7 @@ async function snapshotAt(seq: number, ts: number): Promise<ReplicaSnapshotResul
     replica = undefined; // start over next time
     throw new Error(`snapshot replica reached seq ${at}, not ${seq}: the journal is not durable that far`);
   }
-  const snapshot = serializeSnapshot(replica.snapshot(), ts);
+  const snapshot = serializeSnapshot(replica, ts);
   await store.save(snapshot);
   return { seq, bytes: snapshot.json.length, replayed, ms: Math.round(performance.now() - t0) };
 }

@@ -18,16 +18,21 @@ port.on('message', (req: WorkerRequest) => {
     for (let i = 0; i < req.signatures.length; i++) {
       results.push(recoverSigner(req.digests.subarray(i * 32, i * 32 + 32), req.signatures[i]));
     }
-  } else {
-    for (const it of req.items) {
-      try {
-        results.push(recoverSigner(typedDataDigest(it.type, it.chainId, it.message), it.signature));
-      } catch (err) {
-        if (!(err instanceof Eip712EncodingError)) throw err;
-        results.push({ error: err.message, field: err.field });
-      }
-    }
+    port.postMessage({ id: req.id, results } satisfies WorkerResponse);
+    return;
   }
-  const res: WorkerResponse = { id: req.id, results };
-  port.postMessage(res);
+  // The digests go back too (one transferred buffer): replay protection keys on them, and the main thread
+  // would otherwise compute each one again.
+  const digests = new Uint8Array(req.items.length * 32);
+  req.items.forEach((it, i) => {
+    try {
+      const digest = typedDataDigest(it.type, it.chainId, it.message);
+      digests.set(digest, i * 32);
+      results.push(recoverSigner(digest, it.signature));
+    } catch (err) {
+      if (!(err instanceof Eip712EncodingError)) throw err;
+      results.push({ error: err.message, field: err.field });
+    }
+  });
+  port.postMessage({ id: req.id, results, digests } satisfies WorkerResponse, [digests.buffer]);
 });

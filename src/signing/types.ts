@@ -17,8 +17,18 @@ export type SignedType =
  */
 export type SignedMessage = Record<string, string | bigint>;
 
+/** A recovery together with the EIP-712 digest it was checked against. */
+export interface Recovered {
+  /** Lower-case 0x address, or null when the signature is malformed/invalid. */
+  signer: string | null;
+  /** The 32-byte digest the wallet signed (what the engine spends a signed instruction under). */
+  digest: Uint8Array;
+}
+
 export interface SignatureVerifier {
   /** Returns the lower-case 0x address that signed, or null when the signature is malformed/invalid. */
   recover(type: SignedType, chainId: string, message: SignedMessage, signature: string): Promise<string | null>;
+  /** recover, also returning the digest it computed for the recovery (so nobody computes it a second time). */
+  recoverWithDigest(type: SignedType, chainId: string, message: SignedMessage, signature: string): Promise<Recovered>;
   close(): Promise<void>;
 }

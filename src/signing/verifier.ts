@@ -14,7 +14,7 @@ import type { Worker } from 'node:worker_threads';
 import { typedDataDigest } from './eip712.js';
 import { Eip712EncodingError } from './errors.js';
 import { recoverSigner } from './recover.js';
-import type { SignatureVerifier, SignedMessage, SignedType } from './types.js';
+import type { Recovered, SignatureVerifier, SignedMessage, SignedType } from './types.js';
 import type { WorkerRequest, WorkerResponse } from './worker-protocol.js';
 import { startSiblingWorker } from '../workers/start-worker.js';
 
@@ -40,6 +40,12 @@ class InProcessVerifier implements SignatureVerifier {
     return recoverSigner(typedDataDigest(type, chainId, message), signature);
   }
 
+  async recoverWithDigest(type: SignedType, chainId: string, message: SignedMessage, signature: string): Promise<Recovered> {
+    if (this.closed) throw new Error('signature verifier is closed');
+    const digest = typedDataDigest(type, chainId, message);
+    return { signer: recoverSigner(digest, signature), digest };
+  }
+
   async close(): Promise<void> {
     this.closed = true;
   }
@@ -51,7 +57,9 @@ interface Job {
   message: SignedMessage;
   signature: string;
   digest: Uint8Array | null;
-  resolve: (address: string | null) => void;
+  /** recoverWithDigest's job: resolves with a Recovered; recover's with the address alone (no extra promise per order). */
+  withDigest: boolean;
+  resolve: (result: string | null | Recovered) => void;
   reject: (err: Error) => void;
 }
 
@@ -80,6 +88,14 @@ class WorkerPoolVerifier implements SignatureVerifier {
   }
 
   recover(type: SignedType, chainId: string, message: SignedMessage, signature: string): Promise<string | null> {
+    return this.enqueue(type, chainId, message, signature, false) as Promise<string | null>;
+  }
+
+  recoverWithDigest(type: SignedType, chainId: string, message: SignedMessage, signature: string): Promise<Recovered> {
+    return this.enqueue(type, chainId, message, signature, true) as Promise<Recovered>;
+  }
+
+  private enqueue(type: SignedType, chainId: string, message: SignedMessage, signature: string, withDigest: boolean): Promise<string | null | Recovered> {
     if (this.closed) return Promise.reject(new Error('signature verifier is closed'));
     let digest: Uint8Array | null = null;
     if (this.digestOn === 'main') {
@@ -90,7 +106,7 @@ class WorkerPoolVerifier implements SignatureVerifier {
       }
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ type, chainId, message, signature, digest, resolve, reject });
+      this.queue.push({ type, chainId, message, signature, digest, withDigest, resolve, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         // setImmediate (not a microtask) so requests parsed in the same poll phase share a batch.
@@ -193,7 +209,8 @@ class WorkerPoolVerifier implements SignatureVerifier {
     jobs.forEach((job, i) => {
       const r = res.results[i];
       if (r !== null && typeof r === 'object') job.reject(new Eip712EncodingError(r.field, r.error));
-      else job.resolve(r ?? null);
+      else if (!job.withDigest) job.resolve(r ?? null);
+      else job.resolve({ signer: r ?? null, digest: job.digest ?? res.digests!.subarray(i * 32, i * 32 + 32) });
     });
   }
 }

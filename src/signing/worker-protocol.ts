@@ -22,4 +22,6 @@ export type WorkerRequest = DigestBatch | TypedBatch;
 export interface WorkerResponse {
   id: number;
   results: Array<string | null | { error: string; field: string }>;
+  /** Typed batches: the digest the worker computed for each item, n × 32 bytes (zeros for an unencodable one). */
+  digests?: Uint8Array;
 }

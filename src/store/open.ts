@@ -15,6 +15,7 @@ import { StoreQueries } from './queries.js';
 import { StoreStatistics } from './user-charts.js';
 import type { StoreDatabase } from './schema.js';
 import type { StoreConfig, StoreDialectKind } from './types.js';
+import type { ProjectionFaults } from './projection-faults.js';
 
 export interface ReadStore {
   readonly kind: StoreDialectKind;
@@ -59,7 +60,8 @@ function postgresDialect(connectionString: string, poolSize = 10): PostgresDiale
   return new PostgresDialect({ pool });
 }
 
-export async function openReadStore(config: StoreConfig): Promise<ReadStore> {
+/** `faults`: tests only, failures injected into the projector's transactions (projection-faults.ts). */
+export async function openReadStore(config: StoreConfig, faults?: ProjectionFaults): Promise<ReadStore> {
   // The projector writes through the raw SQLite handle too (same connection, see Projector).
   let sqlite: Database.Database | undefined;
   let dialect: SqliteDialect | PostgresDialect;
@@ -79,7 +81,7 @@ export async function openReadStore(config: StoreConfig): Promise<ReadStore> {
   return {
     kind: config.kind,
     db,
-    projector: new Projector(db, config.kind, sqlite),
+    projector: new Projector(db, config.kind, sqlite, faults),
     queries: new StoreQueries(db),
     statistics: new StoreStatistics(db, config.kind),
     close: () => db.destroy(),

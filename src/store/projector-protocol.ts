@@ -4,6 +4,8 @@ import type { ProjectResult } from './projector.js';
 export interface ProjectorWorkerInit {
   /** SQLite read-model file (already migrated by the main thread). */
   file: string;
+  /** Tests only: the shared buffer of a ProjectionFaults (projection-faults.ts). */
+  faults?: SharedArrayBuffer;
 }
 
 /** `batches`: the event batches as projector-codec.ts writes them (the buffer is transferred). */

@@ -4,6 +4,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openReadStore } from './open.js';
+import { ProjectionFaults } from './projection-faults.js';
 import { decodeEventBatches } from './projector-codec.js';
 import type { ProjectorReply, ProjectorRequest, ProjectorWorkerInit } from './projector-protocol.js';
 import { lowerThreadPriority } from '../workers/thread-priority.js';
@@ -14,7 +15,7 @@ const port = parentPort;
 const init = workerData as ProjectorWorkerInit;
 nameThread('perpx-projector');
 lowerThreadPriority(); // the read model may lag a little; the event loop must not (see thread-priority.ts)
-const store = await openReadStore({ kind: 'sqlite', file: init.file });
+const store = await openReadStore({ kind: 'sqlite', file: init.file }, init.faults && new ProjectionFaults(init.faults));
 
 // Messages are handled one at a time (project() on SQLite is synchronous), so batches apply in seq order.
 port.on('message', (req: ProjectorRequest) => {

@@ -5,8 +5,9 @@
  * (an order updated ten times in the call is written once, with its last state), then written with
  * chunked multi-row upserts, then `projector_meta.last_seq` moves to the highest seq applied. Batches
  * with seq ≤ last_seq are skipped, so feeding the same batches twice (a crash between commit and ack,
- * or a rebuild that overlaps) changes nothing. Rebuild = drop the database, replay the journal through
- * the engine, and feed its event batches here.
+ * or a rebuild that overlaps) changes nothing. A batch that does not follow last_seq + 1 is refused
+ * (ProjectionGapError, nothing written): the read model never skips a seq. Rebuild = drop the database,
+ * replay the journal through the engine, and feed its event batches here.
  *
  * Events that are not history (book, instrument, matcher, account, price) are ignored: their live state
  * is served by the engine and the real-time channels.
@@ -26,6 +27,7 @@ import {
 import { applyPositionEvent, closeTypeOfGroup, type Lifetime, type PositionTrack } from './position-lifetime.js';
 import type { PositionHistoryTable, PositionLastTable, StoreDatabase } from './schema.js';
 import type { CloseType, StoreDialectKind } from './types.js';
+import type { ProjectionFaults } from './projection-faults.js';
 
 export interface EventBatch {
   /** Journal sequence of the command that produced the events; strictly increasing. */
@@ -45,6 +47,11 @@ export interface ProjectResult {
 }
 
 type Row = Record<string, unknown>;
+
+/** A batch that would leave a hole in the read model (its seq is not last_seq + 1). */
+export class ProjectionGapError extends Error {
+  override name = 'ProjectionGapError';
+}
 
 /** Everything one project() call will write, folded. */
 class PendingWrites {
@@ -83,10 +90,12 @@ export class Projector {
     private readonly db: Kysely<StoreDatabase>,
     private readonly kind: StoreDialectKind,
     sqliteHandle?: BetterSqlite3.Database,
+    /** Tests only: failures injected inside the transaction (projection-faults.ts). */
+    private readonly faults?: ProjectionFaults,
   ) {
     // SQLite's order counters are kept by the projector's own writer (count-triggers.ts), so it needs the handle.
     if (kind === 'sqlite' && !sqliteHandle) throw new Error('the SQLite projector needs the better-sqlite3 handle behind db');
-    this.sqlite = kind === 'sqlite' && sqliteHandle ? new SqliteProjectionWriter(sqliteHandle) : undefined;
+    this.sqlite = kind === 'sqlite' && sqliteHandle ? new SqliteProjectionWriter(sqliteHandle, faults) : undefined;
   }
 
   /** Highest journal seq already projected (0 when empty). */
@@ -111,6 +120,7 @@ export class Projector {
       const { applied, skipped, last } = r.value;
       if (applied === 0) return { applied, skipped, rows: 0, lastSeq: last };
       const rows = await this.write(trx, pending);
+      this.faults?.check();
       await trx.updateTable('projector_meta').set({ last_seq: last }).where('id', '=', 1).execute();
       return { applied, skipped, rows, lastSeq: last };
     });
@@ -211,7 +221,7 @@ class SqliteProjectionWriter {
   private readonly renumberUser = new Map<OrdinalTable, BetterSqlite3.Statement>();
   private readonly run: (batches: readonly EventBatch[]) => ProjectResult;
 
-  constructor(private readonly db: BetterSqlite3.Database) {
+  constructor(private readonly db: BetterSqlite3.Database, private readonly faults?: ProjectionFaults) {
     this.selectLastSeq = db.prepare('select last_seq from projector_meta where id = 1');
     this.updateLastSeq = db.prepare('update projector_meta set last_seq = ? where id = 1');
     this.selectPositionLast = db.prepare('select * from position_last where user_id = ? and instrument = ?');
@@ -268,6 +278,7 @@ class SqliteProjectionWriter {
       if (renumber) for (const userId of renumber) this.renumberUser.get(t.ordinals!)!.run(userId);
       rows += t.rows.length;
     }
+    this.faults?.check();
     this.updateLastSeq.run(last);
     return { applied, skipped, rows, lastSeq: last };
   }
@@ -393,6 +404,7 @@ function* foldNewBatches(
       skipped++;
       continue;
     }
+    if (batch.seq !== last + 1) throw new ProjectionGapError(`batch ${batch.seq} does not follow the read model's last seq ${last}`);
     yield* foldBatch(w, batch);
     last = batch.seq;
     applied++;

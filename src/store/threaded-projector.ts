@@ -9,7 +9,7 @@
  * project() call's transaction all or nothing (WAL).
  *
  * A crashed worker fails the calls in flight and is replaced; as with the in-process projector, the feed
- * logs such failures (catch-up from the journal on the next start fills what the read model lacks).
+ * retries such failed calls (their batches stay queued; the projector skips what was already committed).
  */
 import type { Worker } from 'node:worker_threads';
 import { startSiblingWorker } from '../workers/start-worker.js';

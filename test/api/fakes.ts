@@ -7,7 +7,9 @@ import type {
   AvailableBalanceView, CommandResult, DepthView, FillView, InstrumentStateView, OrderView, PositionView, TpSlView, TradeView,
 } from '../../src/engine/records.js';
 import type { ApiDeps, CommandInput, ReadStore } from '../../src/api/deps.js';
-import type { SignatureVerifier } from '../../src/signing/types.js';
+import type { RateLimits } from '../../src/api/rate-limits.js';
+import type { SignatureVerifier, SignedType } from '../../src/signing/types.js';
+import { typedDataDigest } from '../../src/signing/eip712.js';
 
 export const NOW = Date.UTC(2025, 9, 1, 12, 0, 0);
 export const WALLET = '0x' + 'ab'.repeat(20);
@@ -134,9 +136,12 @@ export class FakeAuth implements AuthService {
 /** Recovers WALLET (lower-case) for GOOD_SIG, another address for any other well-formed signature. */
 export class FakeVerifier implements SignatureVerifier {
   calls: Array<{ type: string; chainId: string; message: Record<string, string | bigint> }> = [];
-  async recover(type: string, chainId: string, message: Record<string, string | bigint>, signature: string) {
+  async recover(type: SignedType, chainId: string, message: Record<string, string | bigint>, signature: string) {
     this.calls.push({ type, chainId, message });
     return signature === GOOD_SIG ? WALLET : '0x' + '99'.repeat(20);
+  }
+  async recoverWithDigest(type: SignedType, chainId: string, message: Record<string, string | bigint>, signature: string) {
+    return { signer: await this.recover(type, chainId, message, signature), digest: typedDataDigest(type, chainId, message) };
   }
   async close() {}
 }
@@ -185,6 +190,10 @@ export function fakeSubmit(engine: FakeEngine) {
   return { submit, calls };
 }
 
+/** Every injected request comes from one address and one user: budgets far above what a test (or the fuzz) sends. */
+const RAISED_BUDGET = { max: 1_000_000, windowMs: 60_000 };
+export const RAISED_RATE_LIMITS: RateLimits = { ip: RAISED_BUDGET, signIn: RAISED_BUDGET, orders: RAISED_BUDGET, faucet: RAISED_BUDGET, reads: RAISED_BUDGET };
+
 export function makeDeps(over: Partial<ApiDeps> = {}) {
   const engine = new FakeEngine();
   const rec = fakeSubmit(engine);
@@ -192,6 +201,7 @@ export function makeDeps(over: Partial<ApiDeps> = {}) {
   const auth = new FakeAuth();
   const deps: ApiDeps = {
     engine, submit: rec.submit, auth, verifier, chainId: CHAIN, readStore: new FakeStore(), clock: () => NOW, newId: () => 'transfer-1', ...over,
+    config: { rateLimits: RAISED_RATE_LIMITS, ...over.config },
   };
   return { deps, engine, calls: rec.calls, verifier, auth };
 }

@@ -27,12 +27,20 @@ export interface TestExchange {
   stop(): Promise<void>;
 }
 
+/**
+ * Every test client shares one IP and many sign in and trade in bursts: the request budgets are raised (not
+ * turned off: the hooks still run) unless a test sets its own (test/app/rate-limits.test.ts).
+ */
+export const RAISED_RATE_LIMITS: Record<string, string> = Object.fromEntries(
+  ['IP', 'SIGN_IN', 'ORDERS', 'FAUCET', 'READS'].map((b) => [`RATE_LIMIT_${b}_MAX`, '1000000']),
+);
+
 export async function startTestExchange(env: Record<string, string> = {}): Promise<TestExchange> {
   const dir = mkdtempSync(join(tmpdir(), 'perpx-e2e-'));
   const config = loadConfig({
     PORT: '0', DATA_DIR: dir, SIGNATURE_THREADS: '0', LOG_LEVEL: 'silent', SEED_DEMO: 'true', HEARTBEAT_MS: '1000',
     // Tests that assert exact books and balances run without the demo bots, demo wallet, moving index and funding.
-    MARKET_MAKERS: '0', DEMO_WALLET: 'false', INDEX_FEED: 'off', FUNDING_INTERVAL_MS: '0', ...env,
+    MARKET_MAKERS: '0', DEMO_WALLET: 'false', INDEX_FEED: 'off', FUNDING_INTERVAL_MS: '0', ...RAISED_RATE_LIMITS, ...env,
   });
   const ex = await startExchange(config);
   return {

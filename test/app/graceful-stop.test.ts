@@ -12,110 +12,18 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import { Centrifuge } from 'centrifuge';
 import WebSocket from 'ws';
 import type { Wallet } from 'ethers';
 import { clientReconnects, DisconnectCode } from '../../src/realtime/index.js';
 import { randomWallet } from '../auth/helpers.js';
 import { RawClient, waitFor } from '../realtime/helpers.js';
-import { Bot, newOrderId, ok } from './client.js';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const MAIN = join(ROOT, 'src/app/main.ts');
-
-interface StartupLog {
-  totalMs: number;
-  snapshotSeq: number;
-  replayed: number;
-  readModel: { fromSeq: number; projected: number };
-}
-
-/** `npm start` as a child: its banner gives the URLs, its pino JSON lines the start-up report. */
-class ServerProcess {
-  readonly proc: ChildProcess;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  readonly ready: Promise<{ url: string; wsUrl: string; prefix: string; startup: StartupLog }>;
-  readonly logs: Array<Record<string, unknown>> = [];
-  private output = '';
-
-  constructor(dataDir: string, env: Record<string, string> = {}) {
-    this.proc = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        ...process.env,
-        PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', SIGNATURE_THREADS: '0', INDEX_FEED: 'off', FUNDING_INTERVAL_MS: '0',
-        DEMO_WALLET: 'false', MARKET_MAKERS: '0', HEARTBEAT_MS: '1000', SHUTDOWN_GRACE_MS: '5000', ...env,
-      },
-    });
-    this.exited = new Promise((resolve) => this.proc.once('exit', (code, signal) => resolve({ code, signal })));
-    this.proc.stderr!.on('data', (d: Buffer) => (this.output += d.toString()));
-    let url = '';
-    let wsUrl = '';
-    let prefix = '';
-    this.ready = new Promise((resolve, reject) => {
-      void this.exited.then(({ code }) => reject(new Error(`server exited (${code}) before it was ready:\n${this.output}`)));
-      createInterface({ input: this.proc.stdout! }).on('line', (line) => {
-        this.output += line + '\n';
-        const rest = /^\s+REST API\s+(\S+)\/api\b/.exec(line);
-        if (rest) url = rest[1];
-        const ws = /^\s+WebSocket\s+(\S+)\s+channels "([^"]*)</.exec(line);
-        if (ws) [wsUrl, prefix] = [ws[1], ws[2]];
-        if (line.startsWith('{')) {
-          const entry = JSON.parse(line) as Record<string, unknown>;
-          this.logs.push(entry);
-          if (entry.msg === 'started') this.startup = entry.startup as StartupLog;
-        }
-        // The banner is printed after the "started" log line; the WebSocket line comes after REST API.
-        if (url && wsUrl && this.startup) resolve({ url, wsUrl, prefix, startup: this.startup });
-      });
-    });
-  }
-
-  private startup: StartupLog | undefined;
-
-  get text(): string {
-    return this.output;
-  }
-}
-
-type Outcome = { kind: 'ack'; id: string; status: string } | { kind: 'refused'; id: string; status: number } | { kind: 'network'; id: string };
-
-/** Places resting buy orders (well under the mid, so they stay open) from `workers` loops until the server is gone. */
-function submitUntilGone(bot: Bot, workers: number, outcomes: Outcome[]): Promise<void> {
-  const loop = async (w: number) => {
-    for (let i = 0; ; i++) {
-      const id = newOrderId();
-      const limitPrice = (90_000 + w * 100 + (i % 50)).toFixed(1);
-      let res;
-      try {
-        res = await bot.limit({ id, side: 'BUY', quantity: '0.001', limitPrice, leverage: 10 });
-      } catch {
-        outcomes.push({ kind: 'network', id });
-        return; // connection refused / reset: the server is gone
-      }
-      if (res.status === 200) outcomes.push({ kind: 'ack', id, status: (res.body as { status: string }).status });
-      else outcomes.push({ kind: 'refused', id, status: res.status });
-    }
-  };
-  return Promise.all(Array.from({ length: workers }, (_, w) => loop(w))).then(() => undefined);
-}
-
-function lastJournalSeq(dataDir: string): number {
-  const db = new Database(join(dataDir, 'journal.db'), { readonly: true });
-  try {
-    return (db.prepare('SELECT max(seq) AS seq FROM commands').get() as { seq: number }).seq;
-  } finally {
-    db.close();
-  }
-}
+import { Bot, ok } from './client.js';
+import { lastJournalSeq, ROOT, ServerProcess, submitUntilGone, type Outcome } from './server-process.js';
 
 function snapshotSeqs(dataDir: string): number[] {
   return readdirSync(join(dataDir, 'snapshots'))

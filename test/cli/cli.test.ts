@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../../src/app/config.js';
 import { startExchange, type RunningExchange } from '../../src/app/exchange.js';
-import { parseUnits } from '../../src/domain/fixed.js';
+import { parseMoney, parseUnits } from '../../src/domain/fixed.js';
 import { Bot, http, ok } from '../app/client.js';
 
 interface CliResult { code: number; stdout: string; stderr: string }
@@ -90,6 +90,33 @@ describe('operator CLI against a running exchange', () => {
     const text = await run('status');
     assert.equal(text.code, 0);
     assert.match(text.stdout, /BTCUSDT\s+all\s+100000/);
+  });
+
+  test('status: the money identity checks out from its ledger terms alone, open positions included', async () => {
+    const [a, b, c] = await Promise.all([new Bot(ex.url).signIn(), new Bot(ex.url).signIn(), new Bot(ex.url).signIn()]);
+    for (const bot of [a, b, c]) await bot.faucet();
+    // a buys 0.05 from b at 100000; b buys it back from c at 100100: a long and c short at different costs.
+    ok(await b.limit({ side: 'SELL', quantity: '0.05', limitPrice: '100000' }), 'b sells');
+    ok(await a.limit({ side: 'BUY', quantity: '0.05', limitPrice: '100000', timeInForce: 'IOC' }), 'a buys');
+    ok(await c.limit({ side: 'SELL', quantity: '0.05', limitPrice: '100100' }), 'c sells');
+    ok(await b.limit({ side: 'BUY', quantity: '0.05', limitPrice: '100100', timeInForce: 'IOC' }), 'b buys back');
+    const s = await runJson<{ ledger: Record<string, string> }>('status');
+    assert.deepEqual(Object.keys(s.ledger).sort(), ['balances', 'deposits', 'fees', 'openCost', 'reserveFund', 'withdrawals']);
+    const money = (k: string) => parseMoney(s.ledger[k]!);
+    // balances + fees + reserveFund − openCost = deposits − withdrawals, from the status output only.
+    assert.equal(
+      money('balances') + money('fees') + money('reserveFund') - money('openCost'),
+      money('deposits') - money('withdrawals'),
+      `identity from ${JSON.stringify(s.ledger)}`,
+    );
+    // The open-cost term matters here (the long's and the short's costs differ): without it the sum is off.
+    assert.notEqual(s.ledger.openCost, '0', 'positions are open');
+    assert.notEqual(money('balances') + money('fees') + money('reserveFund'), money('deposits') - money('withdrawals'));
+    const l = ex.engine.ledger!();
+    assert.equal(money('openCost'), l.openCost, 'the status shows the engine\'s open cost');
+    const text = await run('status');
+    assert.match(text.stdout, /openCost -?[\d.]+/);
+    assert.match(text.stdout, /money identity \(balances \+ fees \+ reserveFund − openCost = deposits − withdrawals\): holds/);
   });
 
   test('deposit credits a user; grant-role makes their JWT an operator credential', async () => {

@@ -3,7 +3,9 @@
  * random limit / market / IOC / FOK / post-only / stop orders (some with TpSl), batch creates, cancels
  * (single, mass, by id list), replaces (single and batch), leverage changes, price ticks (index-only and
  * explicit mark), deposits, withdrawals and their settlement, position closes, TpSl create/modify/cancel,
- * matcher halts and instrument trading states, with time jumps that cross UTC midnight (DAY expiry).
+ * matcher halts and instrument trading states, with time jumps that cross UTC midnight (DAY expiry). Signed
+ * withdraw / replace / TpSl commands draw their digests from a small pool, so repeats (refused while spent)
+ * and replace digests ending with their orders are exercised too.
  *
  * Properties:
  *  (a) checkInvariants() holds after every command (money conservation, long OI = short OI, no crossed book…);
@@ -66,12 +68,14 @@ function apply(e: Engine, c: Command, i: number): CommandResult {
 /** What the generated streams exercised, summed over all runs (so a silent generator cannot pass vacuously). */
 const seen = {
   commands: 0, refusals: 0, trades: 0, rejected: 0, marginRejected: 0, expired: 0, dayExpired: 0, cancelled: 0, smpCancelled: 0, stopTriggered: 0,
-  tpslDone: 0, positionsClosed: 0, withdrawDone: 0, withdrawFailed: 0, restoredMidStream: 0,
+  tpslDone: 0, positionsClosed: 0, withdrawDone: 0, withdrawFailed: 0, restoredMidStream: 0, signatureReused: 0, replaceSignaturesEnded: 0,
 };
 
 function tally(r: CommandResult): void {
   seen.commands++;
   if (!r.reply.ok) seen.refusals++;
+  if (!r.reply.ok && r.reply.error.code === 'SIGNATURE_ALREADY_USED') seen.signatureReused++;
+  if (r.reply.ok && r.reply.batch?.some((b) => /already used/.test(b.failReason ?? ''))) seen.signatureReused++;
   for (const e of r.events) {
     if (e.type === 'trade') seen.trades++;
     if (e.type === 'order') {
@@ -114,8 +118,10 @@ describe('engine properties over random command streams', () => {
           const sameDay = dayNumber(c.ts) === dayNumber(prevTs);
           const before = sameDay ? stateWithoutSeq(e) : '';
           const seq = e.seq;
+          const spentBefore = e.s.spent.scoped;
           const r = apply(e, c, i);
           tally(r);
+          if (e.s.spent.scoped < spentBefore) seen.replaceSignaturesEnded++;
           assert.equal(e.seq, seq + 1);
           if (!r.reply.ok && sameDay) {
             assert.ok(r.events.length === 0, `refused command #${i} ${JSON.stringify(c)} emitted events`);

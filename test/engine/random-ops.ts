@@ -29,6 +29,11 @@ function qtyAt(inst: Inst, step: number): number {
 }
 
 type TpSlOp = { type: 'take-profit' | 'stop-loss'; side: Side; priceStep: number; qtyStep: number };
+/**
+ * A signed command's digest, from a small pool so the same one comes back often (a repeat is refused while it
+ * is spent: for good for withdraw and TpSl, while the order is open for replace); null = unsigned (system).
+ */
+type Sig = number | null;
 
 export type Op = { dt: number } & (
   | { t: 'limit'; user: number; inst: Inst; side: Side; priceStep: number; qtyStep: number; tif: 'GTC' | 'DAY' | 'IOC' | 'FOK'; postOnly: boolean; lev: number; smp: boolean; tpsl: TpSlOp[] }
@@ -39,16 +44,16 @@ export type Op = { dt: number } & (
   | { t: 'cancel'; user: number; ref: number }
   | { t: 'cancelAll'; user: number; inst: Inst }
   | { t: 'cancelMany'; user: number; refs: number[] }
-  | { t: 'replace'; user: number; ref: number; priceStep: number; qtyStep: number }
-  | { t: 'replaceBatch'; user: number; inst: Inst; items: Array<{ ref: number; priceStep: number; qtyStep: number }> }
+  | { t: 'replace'; user: number; ref: number; priceStep: number; qtyStep: number; sig: Sig }
+  | { t: 'replaceBatch'; user: number; inst: Inst; items: Array<{ ref: number; priceStep: number; qtyStep: number; sig: Sig }> }
   | { t: 'leverage'; user: number; inst: Inst; lev: number }
   | { t: 'tick'; inst: Inst; indexStep: number; markStep: number | null }
   | { t: 'deposit'; user: number; amount: number }
-  | { t: 'withdraw'; user: number; amount: number }
+  | { t: 'withdraw'; user: number; amount: number; sig: Sig }
   | { t: 'settle'; ref: number; success: boolean }
   | { t: 'close'; user: number; inst: Inst; qtyStep: number }
-  | { t: 'tpslCreate'; user: number; inst: Inst; tpsl: TpSlOp; onOrder: number | null }
-  | { t: 'tpslModify'; user: number; inst: Inst; n: number; tpsl: TpSlOp }
+  | { t: 'tpslCreate'; user: number; inst: Inst; tpsl: TpSlOp; onOrder: number | null; sig: Sig }
+  | { t: 'tpslModify'; user: number; inst: Inst; n: number; tpsl: TpSlOp; sig: Sig }
   | { t: 'tpslCancel'; user: number; inst: Inst; n: number }
   | { t: 'matcher'; active: boolean }
   | { t: 'funding'; inst: Inst; hours: number }
@@ -64,6 +69,7 @@ const priceStep = fc.oneof({ arbitrary: fc.integer({ min: -35, max: 35 }), weigh
 const qtyStep = fc.integer({ min: 1, max: 30 });
 /** Milliseconds between commands: mostly short, sometimes hours (crossing UTC midnight now and then). */
 const dt = fc.oneof({ arbitrary: fc.integer({ min: 1, max: 3000 }), weight: 30 }, { arbitrary: fc.integer({ min: 3_600_000, max: 9 * 3_600_000 }), weight: 1 });
+const sig: fc.Arbitrary<Sig> = fc.option(fc.integer({ min: 0, max: 11 }), { freq: 4 });
 const tpslOp: fc.Arbitrary<TpSlOp> = fc.record({
   type: fc.constantFrom<'take-profit' | 'stop-loss'>('take-profit', 'stop-loss'), side, priceStep: fc.integer({ min: -60, max: 60 }), qtyStep: fc.integer({ min: 0, max: 10 }),
 });
@@ -77,16 +83,16 @@ const body: fc.Arbitrary<Omit<Op, 'dt'>> = fc.oneof(
   { weight: 8, arbitrary: fc.record({ t: fc.constant('cancel' as const), user, ref: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('cancelAll' as const), user, inst }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('cancelMany' as const), user, refs: fc.array(fc.nat(), { minLength: 0, maxLength: 4 }) }) },
-  { weight: 6, arbitrary: fc.record({ t: fc.constant('replace' as const), user, ref: fc.nat(), priceStep, qtyStep }) },
-  { weight: 2, arbitrary: fc.record({ t: fc.constant('replaceBatch' as const), user, inst, items: fc.array(fc.record({ ref: fc.nat(), priceStep, qtyStep }), { minLength: 0, maxLength: 4 }) }) },
+  { weight: 6, arbitrary: fc.record({ t: fc.constant('replace' as const), user, ref: fc.nat(), priceStep, qtyStep, sig }) },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant('replaceBatch' as const), user, inst, items: fc.array(fc.record({ ref: fc.nat(), priceStep, qtyStep, sig }), { minLength: 0, maxLength: 4 }) }) },
   { weight: 3, arbitrary: fc.record({ t: fc.constant('leverage' as const), user, inst, lev }) },
   { weight: 10, arbitrary: fc.record({ t: fc.constant('tick' as const), inst, indexStep: fc.integer({ min: -50, max: 50 }), markStep: fc.option(fc.integer({ min: -50, max: 50 }), { freq: 2 }) }) },
   { weight: 3, arbitrary: fc.record({ t: fc.constant('deposit' as const), user, amount: fc.integer({ min: 1, max: 20 }) }) },
-  { weight: 3, arbitrary: fc.record({ t: fc.constant('withdraw' as const), user, amount: fc.integer({ min: 1, max: 20 }) }) },
+  { weight: 3, arbitrary: fc.record({ t: fc.constant('withdraw' as const), user, amount: fc.integer({ min: 1, max: 20 }), sig }) },
   { weight: 3, arbitrary: fc.record({ t: fc.constant('settle' as const), ref: fc.nat(), success: fc.boolean() }) },
   { weight: 4, arbitrary: fc.record({ t: fc.constant('close' as const), user, inst, qtyStep: fc.integer({ min: 0, max: 20 }) }) },
-  { weight: 4, arbitrary: fc.record({ t: fc.constant('tpslCreate' as const), user, inst, tpsl: tpslOp, onOrder: fc.option(fc.nat(), { freq: 3 }) }) },
-  { weight: 2, arbitrary: fc.record({ t: fc.constant('tpslModify' as const), user, inst, n: fc.integer({ min: 1, max: 40 }), tpsl: tpslOp }) },
+  { weight: 4, arbitrary: fc.record({ t: fc.constant('tpslCreate' as const), user, inst, tpsl: tpslOp, onOrder: fc.option(fc.nat(), { freq: 3 }), sig }) },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant('tpslModify' as const), user, inst, n: fc.integer({ min: 1, max: 40 }), tpsl: tpslOp, sig }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('tpslCancel' as const), user, inst, n: fc.integer({ min: 1, max: 40 }) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('matcher' as const), active: fc.constantFrom(true, true, false) }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('funding' as const), inst, hours: fc.constantFrom(0, 1, 8) }) },
@@ -99,6 +105,11 @@ export const opsArb = (min: number, max: number) => fc.array(op, { minLength: mi
 // ------------------------------------------------------------------------------------------------------
 // Materialization: abstract ops → concrete commands (pure: same ops, same commands)
 // ------------------------------------------------------------------------------------------------------
+
+/** The pool's digests (0x + 64 hex); undefined = the command carries none. */
+function digestOf(s: Sig): { digest?: string } {
+  return s === null ? {} : { digest: `0x${s.toString(16).padStart(64, '0')}` };
+}
 
 function tpslUuid(n: number): string {
   return `00000002-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
@@ -191,11 +202,11 @@ export function materialize(ops: Op[]): Command[] {
         // prices/quantities on the scale of the order's own instrument (the id may still be another user's or finished)
         const id = pick(o.ref, o.user);
         const i: Inst = orderInst.get(id) ?? 'BTCUSDT';
-        c = { kind: 'order.replace', userId: o.user, replace: { orderId: id, quantity: qtyAt(i, o.qtyStep), limitPrice: priceAt(i, o.priceStep) } };
+        c = { kind: 'order.replace', userId: o.user, replace: { orderId: id, quantity: qtyAt(i, o.qtyStep), limitPrice: priceAt(i, o.priceStep), ...digestOf(o.sig) } };
         break;
       }
       case 'replaceBatch':
-        c = { kind: 'order.replaceBatch', userId: o.user, instrument: o.inst, items: o.items.map((it) => ({ orderId: pick(it.ref, o.user), quantity: qtyAt(o.inst, it.qtyStep), limitPrice: priceAt(o.inst, it.priceStep) })) };
+        c = { kind: 'order.replaceBatch', userId: o.user, instrument: o.inst, items: o.items.map((it) => ({ orderId: pick(it.ref, o.user), quantity: qtyAt(o.inst, it.qtyStep), limitPrice: priceAt(o.inst, it.priceStep), ...digestOf(it.sig) })) };
         break;
       case 'leverage':
         c = { kind: 'position.leverage', userId: o.user, instrument: o.inst, leverage: o.lev };
@@ -211,7 +222,7 @@ export function materialize(ops: Op[]): Command[] {
       case 'withdraw': {
         const transferId = `w-${++n}`;
         withdrawIds.push(transferId);
-        c = { kind: 'funds.withdraw', userId: o.user, amount: (BigInt(o.amount) * parseMoney('150')).toString(), transferId };
+        c = { kind: 'funds.withdraw', userId: o.user, amount: (BigInt(o.amount) * parseMoney('150')).toString(), transferId, ...digestOf(o.sig) };
         break;
       }
       case 'settle':
@@ -221,10 +232,10 @@ export function materialize(ops: Op[]): Command[] {
         c = { kind: 'position.close', userId: o.user, instrument: o.inst, id: newId(at, o.inst, o.user), quantity: qtyAt(o.inst, o.qtyStep), leverage: 10 };
         break;
       case 'tpslCreate':
-        c = { kind: 'tpsl.create', userId: o.user, instrument: o.inst, ...tpslInput(o.inst, o.tpsl), orderId: o.onOrder === null ? null : pick(o.onOrder, o.user) };
+        c = { kind: 'tpsl.create', userId: o.user, instrument: o.inst, ...tpslInput(o.inst, o.tpsl), orderId: o.onOrder === null ? null : pick(o.onOrder, o.user), ...digestOf(o.sig) };
         break;
       case 'tpslModify':
-        c = { kind: 'tpsl.modify', userId: o.user, instrument: o.inst, id: tpslUuid(o.n), ...tpslInput(o.inst, o.tpsl) };
+        c = { kind: 'tpsl.modify', userId: o.user, instrument: o.inst, id: tpslUuid(o.n), ...tpslInput(o.inst, o.tpsl), ...digestOf(o.sig) };
         break;
       case 'tpslCancel':
         c = { kind: 'tpsl.cancel', userId: o.user, instrument: o.inst, id: tpslUuid(o.n) };

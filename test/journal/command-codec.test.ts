@@ -44,8 +44,13 @@ const order = fc.record(
   },
   { requiredKeys: ['id', 'instrument', 'side', 'type', 'timeInForce', 'leverage'] },
 );
+/** A signed command's EIP-712 digest (0x + 64 hex), or any string. */
+const digest = fc.oneof(fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => `0x${Buffer.from(b).toString('hex')}`), str);
 const replace = fc.record(
-  { orderId: str, quantity: num, limitPrice: num, stopPrice: opt(num), postOnly: opt(fc.boolean()), smp: opt(fc.record({ smp: fc.boolean(), smpId: str })) },
+  {
+    orderId: str, quantity: num, limitPrice: num, stopPrice: opt(num), postOnly: opt(fc.boolean()), smp: opt(fc.record({ smp: fc.boolean(), smpId: str })),
+    digest: opt(digest),
+  },
   { requiredKeys: ['orderId', 'quantity', 'limitPrice'] },
 );
 const ts = fc.oneof(fc.maxSafeNat(), fc.constant(1_753_315_200_123));
@@ -57,7 +62,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   fc.record({ kind: fc.constant('instrument.trading'), ts, instrument: str, trading: fc.constantFrom('all', 'none') }),
   fc.record({ kind: fc.constant('matcher.state'), ts, state: str }),
   fc.record({ kind: fc.constant('funds.deposit'), ts, userId: user, amount: str, transferId: str }),
-  fc.record({ kind: fc.constant('funds.withdraw'), ts, userId: user, amount: str, transferId: str, recipient: opt(str) }, { requiredKeys: ['kind', 'ts', 'userId', 'amount', 'transferId'] }),
+  fc.record({ kind: fc.constant('funds.withdraw'), ts, userId: user, amount: str, transferId: str, recipient: opt(str), digest: opt(digest) }, { requiredKeys: ['kind', 'ts', 'userId', 'amount', 'transferId'] }),
   fc.record({ kind: fc.constant('funds.withdraw.settle'), ts, transferId: str, success: fc.boolean() }),
   fc.record({ kind: fc.constant('funds.withdraw.hold'), ts, transferId: str, hold: fc.boolean() }),
   fc.record({ kind: fc.constant('order.place'), ts, userId: user, order }),
@@ -71,8 +76,14 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   fc.record({ kind: fc.constant('position.close'), ts, userId: user, instrument: str, id: str, quantity: num, leverage: num }),
   fc.record({ kind: fc.constant('price.tick'), ts, instrument: str, indexPrice: num, markPrice: opt(num) }, { requiredKeys: ['kind', 'ts', 'instrument', 'indexPrice'] }),
   fc.record({ kind: fc.constant('funding.settle'), ts, instrument: str, intervalMs: num }),
-  fc.record({ kind: fc.constant('tpsl.create'), ts, userId: user, instrument: str, type: fc.constantFrom('take-profit', 'stop-loss'), side, quantity: num, price: num, orderId: fc.option(str, { nil: null }) }),
-  fc.record({ kind: fc.constant('tpsl.modify'), ts, userId: user, instrument: str, id: str, type: fc.constantFrom('take-profit', 'stop-loss'), side, quantity: num, price: num }),
+  fc.record(
+    { kind: fc.constant('tpsl.create'), ts, userId: user, instrument: str, type: fc.constantFrom('take-profit', 'stop-loss'), side, quantity: num, price: num, orderId: fc.option(str, { nil: null }), digest: opt(digest) },
+    { requiredKeys: ['kind', 'ts', 'userId', 'instrument', 'type', 'side', 'quantity', 'price', 'orderId'] },
+  ),
+  fc.record(
+    { kind: fc.constant('tpsl.modify'), ts, userId: user, instrument: str, id: str, type: fc.constantFrom('take-profit', 'stop-loss'), side, quantity: num, price: num, digest: opt(digest) },
+    { requiredKeys: ['kind', 'ts', 'userId', 'instrument', 'id', 'type', 'side', 'quantity', 'price'] },
+  ),
   fc.record({ kind: fc.constant('tpsl.cancel'), ts, userId: user, instrument: str, id: str }),
 ) as fc.Arbitrary<Command>;
 
@@ -204,6 +215,22 @@ for (const [name, open] of [['inline', openSqliteJournal], ['threaded', openThre
     }
   });
 }
+
+test('codec: bodies written before the digest key was appended decode unchanged; a digest now costs one key byte', () => {
+  // order.replace as the encoder wrote it before `digest` joined KEYS (bytes captured from that version)
+  const older = Buffer.from('010a0008020103fb98ebcd8333020307190a15062030303030313a30313233343536373839616263646566303132333435363738390a03a08d060b0380b080a1be9402ffff', 'hex');
+  const replace = { orderId: '00001:0123456789abcdef0123456789', quantity: 100000, limitPrice: 9500000000000 };
+  const cmd = { kind: 'order.replace', ts: 1753315200123, userId: 7, replace };
+  assert.deepStrictEqual(decodeCommand(older), cmd);
+  const enc = new CommandEncoder();
+  enc.encode(cmd);
+  assert.deepStrictEqual(Buffer.from(enc.take()), older, 'a command without a digest encodes exactly as before');
+  const signed = { ...cmd, replace: { ...replace, digest: `0x${'ab'.repeat(32)}` } };
+  enc.encode(signed);
+  const body = enc.take();
+  assert.deepStrictEqual(decodeCommand(body), signed);
+  assert.equal(body.length, older.length + 1 + 2 + 66, 'key byte + ASCII tag and length + the 66 characters');
+});
 
 test('decodeBody: TEXT is JSON, a BLOB is the binary format', () => {
   const cmd: Command = { kind: 'order.cancel', ts: 5, userId: 3, orderId: 'x' };

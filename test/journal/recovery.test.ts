@@ -17,7 +17,7 @@ test('snapshot + tail replay equals a full replay from zero', async () => {
   const { dir, cleanup } = tempDir();
   try {
     const journal = await openSqliteJournal({ file: join(dir, 'journal.db') });
-    const snapshots = new FileSnapshotStore({ dir: join(dir, 'snapshots'), keep: 2, logger: silentLogger });
+    const snapshots = new FileSnapshotStore({ dir: join(dir, 'snapshots'), keep: 2 });
     let now = 1_000;
     const seq = new Sequencer({
       engine: createFakeEngine(), journal, snapshots, snapshotEveryCommands: 300, snapshotOnStop: false,
@@ -55,7 +55,7 @@ test('verifyJournal reports a mismatch', async () => {
   const { dir, cleanup } = tempDir();
   try {
     const journal = await openSqliteJournal({ file: join(dir, 'journal.db') });
-    const seq = new Sequencer({ engine: createFakeEngine(), journal, logger: silentLogger });
+    const seq = new Sequencer({ engine: createFakeEngine(), journal });
     await Promise.all([seq.submit(deposit(1)), seq.submit(deposit(2))]);
     const verdict = await verifyJournal({ journal, createEngine: createFakeEngine, expected: { seq: 2, stateHash: 'nope' } });
     assert.equal(verdict.ok, false);
@@ -66,24 +66,34 @@ test('verifyJournal reports a mismatch', async () => {
   }
 });
 
-test('snapshot store keeps the last N and falls back past a damaged newest file', async () => {
+test('snapshot store keeps the last N; recovery falls back past a damaged newest file and says so', async () => {
   const { dir, cleanup } = tempDir();
   try {
-    const store = new FileSnapshotStore({ dir, keep: 3, logger: silentLogger });
-    assert.equal(await store.latest(), undefined);
+    const journal = await openSqliteJournal({ file: join(dir, 'journal.db') });
+    const store = new FileSnapshotStore({ dir: join(dir, 'snap'), keep: 3 });
+    assert.deepEqual(await store.list(), []);
     const engine = createFakeEngine();
     for (let i = 1; i <= 6; i++) {
-      engine.apply({ kind: 'funds.deposit', ts: i, userId: 1, amount: '1', transferId: `t${i}` });
-      await store.save(serializeSnapshot(engine.snapshot(), i));
+      const c = { kind: 'funds.deposit' as const, ts: i, userId: 1, amount: '1', transferId: `t${i}` };
+      engine.apply(c);
+      journal.append(i, c);
+      await journal.flush();
+      await store.save(serializeSnapshot(engine, i));
     }
     assert.deepEqual((await store.list()).map((s) => s.seq), [4, 5, 6]);
-    assert.equal((await store.latest())?.seq, 6);
-    assert.deepEqual(readdirSync(dir).filter((n) => n.endsWith('.tmp')), []);
+    assert.equal((await store.load(6)).snapshot.seq, 6);
+    assert.equal((await store.load(6)).stateHash, engine.stateHash());
+    assert.deepEqual(readdirSync(join(dir, 'snap')).filter((n) => n.endsWith('.tmp')), []);
 
-    writeFileSync(join(dir, 'snapshot-0000000000000006.json'), '{"version":1,"seq":6,"sta'); // torn / damaged
-    writeFileSync(join(dir, 'snapshot-0000000000000007.json.tmp'), 'garbage'); // crash mid-write
-    assert.equal((await store.latest())?.seq, 5);
+    writeFileSync(join(dir, 'snap', 'snapshot-0000000000000006.json'), '{"version":1,"seq":6,"sta'); // torn / damaged
+    writeFileSync(join(dir, 'snap', 'snapshot-0000000000000007.json.tmp'), 'garbage'); // crash mid-write
+    await assert.rejects(store.load(6), /checksum header/);
+    const { engine: recovered, report } = await recoverWithReport({ journal, snapshots: store, ...engines });
+    assert.equal(report.snapshotSeq, 5);
+    assert.deepEqual(report.skippedSnapshots.map((s) => s.seq), [6]);
+    assert.equal(recovered.stateHash(), engine.stateHash());
     await store.close();
+    await journal.close();
   } finally {
     cleanup();
   }
@@ -93,7 +103,7 @@ test('recovery refuses a snapshot ahead of the journal and a journal with a gap'
   const { dir, cleanup } = tempDir();
   try {
     const journal = await openSqliteJournal({ file: join(dir, 'journal.db') });
-    const store = new FileSnapshotStore({ dir: join(dir, 'snap'), logger: silentLogger });
+    const store = new FileSnapshotStore({ dir: join(dir, 'snap') });
     const engine = createFakeEngine();
     for (let i = 1; i <= 3; i++) {
       const c = { kind: 'funds.deposit' as const, ts: i, userId: 1, amount: '1', transferId: `t${i}` };
@@ -101,7 +111,7 @@ test('recovery refuses a snapshot ahead of the journal and a journal with a gap'
       journal.append(i, c);
     }
     await journal.flush();
-    await store.save(serializeSnapshot({ ...engine.snapshot(), seq: 9 }, 9));
+    await store.save(serializeSnapshot({ snapshot: () => ({ ...engine.snapshot(), seq: 9 }), stateHash: () => engine.stateHash() }, 9));
     await assert.rejects(recover({ journal, snapshots: store, ...engines }), /ahead of the journal/);
     await journal.close();
 
@@ -122,7 +132,7 @@ test('recovery can start from an older snapshot (maxSnapshotSeq) and hands every
   const { dir, cleanup } = tempDir();
   try {
     const journal = await openSqliteJournal({ file: join(dir, 'journal.db') });
-    const snapshots = new FileSnapshotStore({ dir: join(dir, 'snapshots'), keep: 3, logger: silentLogger });
+    const snapshots = new FileSnapshotStore({ dir: join(dir, 'snapshots'), keep: 3 });
     let now = 1_000;
     const seq = new Sequencer({
       engine: createFakeEngine(), journal, snapshots, snapshotEveryCommands: 100, snapshotOnStop: true,
@@ -136,8 +146,6 @@ test('recovery can start from an older snapshot (maxSnapshotSeq) and hands every
     await seq.stop();
     const live = seq.engine.stateHash();
     assert.deepEqual((await snapshots.list()).map((s) => s.seq), [200, 300, 350]);
-    assert.equal((await snapshots.latest(299))?.seq, 200);
-    assert.equal((await snapshots.latest(50)), undefined);
 
     // A consumer (the read model) that has seen up to seq 250: start at the snapshot ≤ 250, replay 201…350.
     const applied: number[] = [];

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { MemoryJournal } from '../../src/journal/memory-journal.js';
 import { InProcessEventBroker, type EventBatch } from '../../src/sequencer/event-bus.js';
 import { EngineFaultError, Sequencer, SequencerStoppedError } from '../../src/sequencer/sequencer.js';
-import type { SerializedSnapshot, SnapshotStore, SnapshotInfo } from '../../src/journal/ports.js';
+import type { SerializedSnapshot, SnapshotStore, SnapshotInfo, StoredSnapshot } from '../../src/journal/ports.js';
 import type { EngineSnapshot } from '../../src/engine/api.js';
 import { FakeEngine, createFakeEngine } from './fake-engine.js';
 import { deposit, silentLogger } from './helpers.js';
@@ -32,9 +32,9 @@ class MemorySnapshots implements SnapshotStore {
   async save(s: SerializedSnapshot): Promise<void> {
     this.saved.push(s);
   }
-  async latest(): Promise<EngineSnapshot | undefined> {
-    const s = this.saved[this.saved.length - 1];
-    return s ? (JSON.parse(s.json) as EngineSnapshot) : undefined;
+  async load(seq: number): Promise<StoredSnapshot> {
+    const s = this.saved.find((x) => x.seq === seq)!;
+    return { snapshot: JSON.parse(s.json) as EngineSnapshot, stateHash: s.stateHash };
   }
   async list(): Promise<SnapshotInfo[]> {
     return this.saved.map((s) => ({ seq: s.seq, savedAt: 0, bytes: s.json.length }));

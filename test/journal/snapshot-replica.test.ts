@@ -46,7 +46,7 @@ test('replica snapshots: each stored snapshot is the state a clean replay reache
   const snapshotDir = join(dir, 'snapshots');
   try {
     const journal = await openThreadedSqliteJournal({ file });
-    const snapshots = new FileSnapshotStore({ dir: snapshotDir, keep: 10, logger: silentLogger });
+    const snapshots = new FileSnapshotStore({ dir: snapshotDir, keep: 10 });
     const replica = new ThreadedSnapshotReplica({ journalFile: file, snapshotDir, keep: 10 });
     const clock = { now: 0 };
     const seq = new Sequencer({
@@ -76,11 +76,12 @@ test('replica snapshots: each stored snapshot is the state a clean replay reache
     assert.ok(stored.length >= 4, `snapshots at ${stored.join(', ')}`);
     assert.equal(stored[stored.length - 1], cmds.length);
     for (const s of stored) {
-      const snapshot = await snapshots.latest(s);
-      assert.equal(snapshot?.seq, s);
-      assert.equal(restoreEngine(snapshot!).stateHash(), await hashAt(file, s), `snapshot at ${s}`);
+      const { snapshot, stateHash } = await snapshots.load(s);
+      assert.equal(snapshot.seq, s);
+      assert.equal(restoreEngine(snapshot).stateHash(), await hashAt(file, s), `snapshot at ${s}`);
+      assert.equal(stateHash, await hashAt(file, s), `recorded state hash at ${s}`);
     }
-    assert.equal(restoreEngine((await snapshots.latest())!).stateHash(), liveHash);
+    assert.equal(restoreEngine((await snapshots.load((await snapshots.list()).at(-1)!.seq)).snapshot).stateHash(), liveHash);
 
     // And recovery from them gives the live state.
     const reopened = await openSqliteJournal({ file });
@@ -99,7 +100,7 @@ test('replica snapshots: a replica that fails is dropped and later snapshots are
   const snapshotDir = join(dir, 'snapshots');
   try {
     const journal: SqliteJournal = await openSqliteJournal({ file });
-    const snapshots = new FileSnapshotStore({ dir: snapshotDir, keep: 10, logger: silentLogger });
+    const snapshots = new FileSnapshotStore({ dir: snapshotDir, keep: 10 });
     // Pointed at a journal file that does not exist: every replica snapshot fails.
     const replica = new ThreadedSnapshotReplica({ journalFile: join(dir, 'missing.db'), snapshotDir, keep: 10 });
     const clock = { now: 0 };
@@ -118,7 +119,7 @@ test('replica snapshots: a replica that fails is dropped and later snapshots are
     await journal.close();
     assert.ok(seq.stats.snapshotFailures >= 1);
     assert.ok(seq.stats.snapshotCaptureLatency.count >= 1, 'captured on the sequencer thread after the replica failed');
-    assert.equal(restoreEngine((await snapshots.latest())!).stateHash(), liveHash);
+    assert.equal(restoreEngine((await snapshots.load((await snapshots.list()).at(-1)!.seq)).snapshot).stateHash(), liveHash);
     await snapshots.close();
   } finally {
     cleanup();

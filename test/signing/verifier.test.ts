@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Wallet, hexlify, randomBytes } from 'ethers';
+import { TypedDataEncoder, Wallet, hexlify, randomBytes } from 'ethers';
 import { createSignatureVerifier } from '../../src/signing/verifier.js';
 import { eip712Domain, types, Eip712EncodingError } from '../../src/signing/eip712.js';
 import type { SignedMessage } from '../../src/signing/types.js';
@@ -38,6 +38,18 @@ for (const threads of [0, 2]) {
           ),
         );
         burst.forEach((a, i) => assert.equal(a, i % 3 === 0 ? null : me, `item ${i}`));
+
+        // recoverWithDigest: the same signer plus the digest the wallet signed (ethers computes it independently),
+        // for each item of a mixed batch
+        const withdrawDigest = TypedDataEncoder.hash(eip712Domain(CHAIN), types.Withdraw, withdraw);
+        const replaceDigest = TypedDataEncoder.hash(eip712Domain(CHAIN), types['Replace limit order'], replace);
+        const mixed = await Promise.all(Array.from({ length: 40 }, (_, i) =>
+          i % 2 === 0 ? v.recoverWithDigest('Withdraw', CHAIN, withdraw, withdrawSig) : v.recoverWithDigest('Replace limit order', CHAIN, replace, '0x' + '00'.repeat(65))));
+        mixed.forEach((r, i) => {
+          assert.equal(r.signer, i % 2 === 0 ? me : null, `signer ${i}`);
+          assert.equal(hexlify(r.digest), i % 2 === 0 ? withdrawDigest : replaceDigest, `digest ${i}`);
+        });
+        await assert.rejects(v.recoverWithDigest('Withdraw', CHAIN, { ...withdraw, amount: -1n }, withdrawSig), Eip712EncodingError);
       } finally {
         await v.close();
       }

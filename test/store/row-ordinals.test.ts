@@ -267,6 +267,8 @@ for (const dialect of DIALECTS) {
         await insertRows(old.db, kind, 'fills', rows, { keys: ['execution_id', 'order_id'], update: 'none' });
         const funding = h.ref.funding.map((f) => fundingRow(f, f.seq, f.ev)).reverse();
         await insertRows(old.db, kind, 'funding_changes', funding, { keys: ['seq', 'ev'], update: 'none' });
+        // As the projector would have left it: the next batch must follow the last one written.
+        await (old.db as Kysely<any>).updateTable('projector_meta').set({ last_seq: h.batches.at(-1)!.seq }).where('id', '=', 1).execute();
         await old.db.destroy();
         migrated = await openReadStore(old.config);
         await assertOrdinalsMatchRows(migrated, 'after the migration');

@@ -28,7 +28,8 @@ function merged(batches: EventBatch[]): EventBatch[] {
   const out: EventBatch[] = [];
   for (let i = 0, k = 1; i < batches.length; i += k, k = (k % 8) + 1) {
     const run = batches.slice(i, i + k);
-    out.push({ seq: run[run.length - 1]!.seq, ts: run[run.length - 1]!.ts, events: run.flatMap((b) => b.events) });
+    // Renumbered: the projector takes seqs one after the other (it refuses a gap).
+    out.push({ seq: (out.at(-1)?.seq ?? batches[0]!.seq - 1) + 1, ts: run[run.length - 1]!.ts, events: run.flatMap((b) => b.events) });
   }
   return out;
 }

@@ -23,10 +23,17 @@ const StatusReply = Type.Object({
   realtime: Type.Object({ connections: Type.Integer(), subscriptions: Type.Integer() }),
   ledger: Type.Object({
     deposits: Type.String(), withdrawals: Type.String(), balances: Type.String(), fees: Type.String(), reserveFund: Type.String(),
-  }, { description: 'money identity terms, decimals' }),
+    openCost: Type.String({ description: 'signed cost of open positions (+ longs, − shorts)' }),
+  }, { description: 'money identity terms, decimals: balances + fees + reserveFund − openCost = deposits − withdrawals' }),
+  readModel: Type.Optional(Type.Object({
+    projectedSeq: Type.Integer(),
+    state: Type.String({ description: 'current | retrying (projection failing; history answers 503 READ_MODEL_BEHIND) | stopped (restart to catch up)' }),
+    error: Type.Optional(Type.String()),
+  }, { description: 'history read model' })),
   marketMakers: Type.Integer(),
   startup: Type.Optional(Type.Object({
     totalMs: Ms, snapshotSeq: Type.Integer(), replayed: Type.Integer(), snapshotReadMs: Ms, snapshotRestoreMs: Ms, replayMs: Ms,
+    skippedSnapshots: Type.Array(Type.Object({ seq: Type.Integer(), reason: Type.String() }), { description: 'newer snapshots that failed verification' }),
     readModel: Type.Object({ fromSeq: Type.Integer(), projected: Type.Integer(), catchUpMs: Ms }), listenMs: Ms,
   }, { description: 'where start-up time went' })),
   instruments: Type.Array(Type.Object({

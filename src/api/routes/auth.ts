@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { EmptyResponse, ErrorBody } from '../../records/common.js';
 import { NonceRecord, SessionRecord, toSession } from '../../records/user.js';
 import type { SignInBody as SignIn } from '../../auth/types.js';
+import { ipKey } from '../client-ip.js';
 import type { RouteContext } from '../context.js';
 import { unauthorized } from '../errors.js';
 import { Body } from '../schemas.js';
@@ -20,7 +21,8 @@ const SignInBody = Body({
 export function authRoutes(ctx: RouteContext) {
   return async function plugin(app: FastifyInstance) {
     const tags = ['auth'];
-    app.get('/auth/nonce', { schema: { tags, summary: 'Single-use sign-in nonce', response: { 200: NonceRecord } } }, async () => ctx.auth.issueNonce());
+    // Outstanding nonces are capped per caller IP, so one client's flood cannot push out everyone else's.
+    app.get('/auth/nonce', { schema: { tags, summary: 'Single-use sign-in nonce', response: { 200: NonceRecord } } }, async (req) => ctx.auth.issueNonce(ipKey(req.ip)));
 
     app.post('/auth/user/sign-up', {
       schema: { tags, summary: 'Sign in with the wallet (SIWE)', body: SignInBody, response: { 200: SessionRecord, ...errors } },

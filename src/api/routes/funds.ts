@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { parseMoney } from '../../domain/fixed.js';
 import { TRANSFER_STATUSES, TRANSFER_TYPES } from '../../domain/enums.js';
-import { EmptyResponse, ErrorBody, Nullable, StringEnum } from '../../records/common.js';
+import { EmptyResponse, ErrorBody, Nullable, SignatureUsedConflict, StringEnum } from '../../records/common.js';
 import { BalanceItemRecord, TransferRecord, UserFundingRecord, toBalanceItems, toTransfer, toUserFunding } from '../../records/funds.js';
 import * as A from '../amounts.js';
 import { userOf } from '../authenticate.js';
@@ -12,7 +12,7 @@ import { ApiError, badRequest, notFound } from '../errors.js';
 import { execute } from '../execute.js';
 import { Body, Decimal, Limit, Offset, OneOrMany, Signature, TimeParam, many } from '../schemas.js';
 import { parseTime } from './order-queries.js';
-import { requireSignature, withdrawMessage } from '../signatures.js';
+import { requireSignedDigest, withdrawMessage } from '../signatures.js';
 
 const errors = { '4xx': ErrorBody };
 const WithdrawBody = Body({
@@ -95,14 +95,19 @@ export function fundsRoutes(ctx: RouteContext) {
 
     app.post('/api/transfer/pf/withdraw', {
       config: { auth: true, scope: 'withdraw' },
-      schema: { tags, summary: 'Withdraw collateral (signed)', body: WithdrawBody, response: { 200: TransferRecord, ...errors } },
+      schema: {
+        tags, summary: 'Withdraw collateral (signed)', body: WithdrawBody,
+        description: 'A signed withdrawal is carried out at most once: the identical body (same recipient, same amount, hence the same '
+          + 'signature) is refused with 409 SIGNATURE_ALREADY_USED. To withdraw the same amount again, change it by 0.00000001.',
+        response: { 200: TransferRecord, 409: SignatureUsedConflict(''), ...errors },
+      },
     }, async (req) => {
       const user = userOf(req);
       const b = req.body as Static<typeof WithdrawBody>;
       const amount = A.money('amount', b.amount, 'down');
-      await requireSignature(ctx.verifier, user, { type: 'Withdraw', chainId: ctx.chainId, message: withdrawMessage(b.recipient, b.amount), signature: b.signature });
+      const digest = await requireSignedDigest(ctx.verifier, user, { type: 'Withdraw', chainId: ctx.chainId, message: withdrawMessage(b.recipient, b.amount), signature: b.signature });
       const reply = await execute(ctx.submit, {
-        kind: 'funds.withdraw', userId: user.exchangeId, amount: amount.toString(), transferId: ctx.newId(), recipient: b.recipient,
+        kind: 'funds.withdraw', userId: user.exchangeId, amount: amount.toString(), transferId: ctx.newId(), recipient: b.recipient, digest,
       });
       if (!reply.transfer) throw new Error('engine accepted funds.withdraw without a transfer view');
       return toTransfer(reply.transfer);

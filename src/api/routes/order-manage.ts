@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { ReplaceInput } from '../../engine/commands.js';
-import { EmptyResponse, ErrorBody } from '../../records/common.js';
+import { EmptyResponse, ErrorBody, SignatureUsedConflict } from '../../records/common.js';
 import { BatchResultRecord, CancelResultRecord, type BatchResultRecord as BatchResult } from '../../records/order.js';
 import * as A from '../amounts.js';
 import { userOf } from '../authenticate.js';
@@ -10,9 +10,17 @@ import type { RouteContext } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { execute } from '../execute.js';
 import { Body, Decimal, InstrumentParams, OrderIdAny, OrderIdParams, PostOnly, Signature, Smp } from '../schemas.js';
-import { replaceLimitMessage, replaceStopLimitMessage, requireSignature, signedBy } from '../signatures.js';
+import { replaceLimitMessage, replaceStopLimitMessage, requireSignedDigest, signedDigest } from '../signatures.js';
 
 const errors = { '4xx': ErrorBody };
+const replaceErrors = {
+  409: SignatureUsedConflict('Other conflicts: ORDER_NOT_OPEN (the order is filled, cancelled or expired), TRADING_HALTED, '
+    + 'TRADING_NOT_ALLOWED, ONLY_CLOSE, POST_ONLY.'),
+  ...errors,
+};
+const REPLACE_ONCE = 'A signed replace applies at most once while its order is open: repeating an earlier replace of the order '
+  + '(same quantity and prices, hence the same signature) is refused with 409 SIGNATURE_ALREADY_USED, so a replayed old replace '
+  + 'cannot undo a newer one. To return to earlier values, change the quantity by one increment.';
 
 const ReplaceLimitBody = Body({
   quantity: Decimal, limitPrice: Decimal, postOnly: Type.Optional(PostOnly), signature: Signature, smp: Type.Optional(Smp),
@@ -49,7 +57,10 @@ export function orderManageRoutes(ctx: RouteContext) {
 
     app.put('/api/order/:orderId/limit', {
       config: { auth: true, scope: 'trade' },
-      schema: { tags, summary: 'Replace a limit order', params: OrderIdParams, body: ReplaceLimitBody, response: { 200: EmptyResponse, ...errors } },
+      schema: {
+        tags, summary: 'Replace a limit order', description: REPLACE_ONCE, params: OrderIdParams, body: ReplaceLimitBody,
+        response: { 200: EmptyResponse, ...replaceErrors },
+      },
     }, async (req) => {
       const user = userOf(req);
       const { orderId } = req.params as Static<typeof OrderIdParams>;
@@ -58,14 +69,17 @@ export function orderManageRoutes(ctx: RouteContext) {
       const replace: ReplaceInput = { orderId, quantity: A.quantity(rules, b.quantity), limitPrice: A.price(rules, b.limitPrice, 'limitPrice') };
       if (b.postOnly !== undefined) replace.postOnly = b.postOnly === 'yes';
       if (b.smp) replace.smp = { smp: b.smp.smp, smpId: b.smp.smpId };
-      await requireSignature(ctx.verifier, user, { type: 'Replace limit order', chainId: ctx.chainId, message: replaceLimitMessage(orderId, b), signature: b.signature });
+      replace.digest = await requireSignedDigest(ctx.verifier, user, { type: 'Replace limit order', chainId: ctx.chainId, message: replaceLimitMessage(orderId, b), signature: b.signature });
       await execute(ctx.submit, { kind: 'order.replace', userId: user.exchangeId, replace });
       return {};
     });
 
     app.put('/api/order/:orderId/stop-limit', {
       config: { auth: true, scope: 'trade' },
-      schema: { tags, summary: 'Replace a stop-limit order', params: OrderIdParams, body: ReplaceStopLimitBody, response: { 200: EmptyResponse, ...errors } },
+      schema: {
+        tags, summary: 'Replace a stop-limit order', description: REPLACE_ONCE, params: OrderIdParams, body: ReplaceStopLimitBody,
+        response: { 200: EmptyResponse, ...replaceErrors },
+      },
     }, async (req) => {
       const user = userOf(req);
       const { orderId } = req.params as Static<typeof OrderIdParams>;
@@ -75,7 +89,7 @@ export function orderManageRoutes(ctx: RouteContext) {
         orderId, quantity: A.quantity(rules, b.quantity), limitPrice: A.price(rules, b.limitPrice, 'limitPrice'), stopPrice: A.price(rules, b.stopPrice, 'stopPrice'),
       };
       if (b.smp) replace.smp = { smp: b.smp.smp, smpId: b.smp.smpId };
-      await requireSignature(ctx.verifier, user, { type: 'Replace stop-limit order', chainId: ctx.chainId, message: replaceStopLimitMessage(orderId, b), signature: b.signature });
+      replace.digest = await requireSignedDigest(ctx.verifier, user, { type: 'Replace stop-limit order', chainId: ctx.chainId, message: replaceStopLimitMessage(orderId, b), signature: b.signature });
       await execute(ctx.submit, { kind: 'order.replace', userId: user.exchangeId, replace });
       return {};
     });
@@ -84,6 +98,7 @@ export function orderManageRoutes(ctx: RouteContext) {
       config: { auth: true, scope: 'trade' },
       schema: {
         tags, summary: 'Replace 1 to 50 limit orders (per-item results)', params: InstrumentParams, body: BatchReplaceBody,
+        description: `${REPLACE_ONCE} Here such an item fails with that error's message.`,
         response: { 200: Type.Array(BatchResultRecord), ...errors },
       },
     }, async (req) => {
@@ -101,8 +116,9 @@ export function orderManageRoutes(ctx: RouteContext) {
           const input: ReplaceInput = { orderId: item.orderId, quantity: A.quantity(rules, item.quantity), limitPrice: A.price(rules, item.limitPrice, 'limitPrice') };
           if (item.postOnly !== undefined) input.postOnly = item.postOnly === 'yes';
           if (item.smp) input.smp = { smp: item.smp.smp, smpId: item.smp.smpId };
-          const ok = await signedBy(ctx.verifier, user, { type: 'Replace limit order', chainId: ctx.chainId, message: replaceLimitMessage(item.orderId, item), signature: item.signature });
-          if (!ok) throw badRequest('INVALID_SIGNATURE', 'Invalid signature');
+          const digest = await signedDigest(ctx.verifier, user, { type: 'Replace limit order', chainId: ctx.chainId, message: replaceLimitMessage(item.orderId, item), signature: item.signature });
+          if (digest === null) throw badRequest('INVALID_SIGNATURE', 'Invalid signature');
+          input.digest = digest;
           accepted.push({ index, input });
         } catch (e) {
           results[index] = { orderId: item.orderId, success: false, failReason: A.reasonOf(e) };

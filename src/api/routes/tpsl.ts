@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { TPSL_STATUSES, TPSL_TYPES } from '../../domain/enums.js';
 import type { TpSlView } from '../../engine/records.js';
-import { ErrorBody, Nullable, Paged, StringEnum } from '../../records/common.js';
+import { ErrorBody, Nullable, Paged, SignatureUsedConflict, StringEnum } from '../../records/common.js';
 import { TpSlRecord, toTpSl } from '../../records/tpsl.js';
 import * as A from '../amounts.js';
 import { userOf } from '../authenticate.js';
@@ -12,9 +12,13 @@ import type { CommandInput } from '../deps.js';
 import { notFound } from '../errors.js';
 import { execute } from '../execute.js';
 import { Body, Decimal, Instrument, InstrumentParams, Limit, Offset, OneOrMany, OrderIdAny, SideSchema, Signature, many } from '../schemas.js';
-import { requireSignature, tpslMessage } from '../signatures.js';
+import { requireSignedDigest, tpslMessage } from '../signatures.js';
 
 const errors = { '4xx': ErrorBody };
+const signedErrors = { 409: SignatureUsedConflict('Other conflicts: NO_POSITION (create without an order and no open position).'), ...errors };
+const TPSL_ONCE = 'A signed TpSl message (instrument, type, side, quantity, price: it names no TpSl) is used at most once, by a create '
+  + 'or a modify: the identical message again is refused with 409 SIGNATURE_ALREADY_USED, so a create\'s signature cannot also modify '
+  + 'another TpSl. To set the same values again, change the price by one increment (or the quantity).';
 const TpSlCreateBody = Body({
   type: StringEnum(TPSL_TYPES), side: SideSchema, quantity: Decimal, price: Decimal, order: Nullable(OrderIdAny), signature: Signature,
   // The public signing client posts the whole signed struct, which includes the instrument.
@@ -68,7 +72,10 @@ export function tpslRoutes(ctx: RouteContext) {
 
     app.post('/api/tpsl/:instrument', {
       config: { auth: true, scope: 'trade' },
-      schema: { tags, summary: 'Create a TpSl', params: InstrumentParams, body: TpSlCreateBody, response: { 200: TpSlRecord, ...errors } },
+      schema: {
+        tags, summary: 'Create a TpSl', description: TPSL_ONCE, params: InstrumentParams, body: TpSlCreateBody,
+        response: { 200: TpSlRecord, ...signedErrors },
+      },
     }, async (req) => {
       const user = userOf(req);
       const { instrument } = req.params as Static<typeof InstrumentParams>;
@@ -77,14 +84,17 @@ export function tpslRoutes(ctx: RouteContext) {
       const rules = A.pathInstrument(ctx.engine, instrument);
       const quantity = A.quantity(rules, b.quantity, 'quantity', { allowZero: true, skipMin: true });
       const price = A.price(rules, b.price);
-      await requireSignature(ctx.verifier, user, { type: 'New take-profit/stop-loss', chainId: ctx.chainId, message: tpslMessage({ ...b, instrument }), signature: b.signature });
-      const reply = await run({ kind: 'tpsl.create', userId: user.exchangeId, instrument, type: b.type, side: b.side, quantity, price, orderId: b.order });
+      const digest = await requireSignedDigest(ctx.verifier, user, { type: 'New take-profit/stop-loss', chainId: ctx.chainId, message: tpslMessage({ ...b, instrument }), signature: b.signature });
+      const reply = await run({ kind: 'tpsl.create', userId: user.exchangeId, instrument, type: b.type, side: b.side, quantity, price, orderId: b.order, digest });
       return toTpSl(tpslOf(reply));
     });
 
     app.put('/api/tpsl/:instrument/:id', {
       config: { auth: true, scope: 'trade' },
-      schema: { tags, summary: 'Modify a TpSl', params: TpSlParams, body: TpSlModifyBody, response: { 200: TpSlRecord, ...errors } },
+      schema: {
+        tags, summary: 'Modify a TpSl', description: TPSL_ONCE, params: TpSlParams, body: TpSlModifyBody,
+        response: { 200: TpSlRecord, ...signedErrors },
+      },
     }, async (req) => {
       const user = userOf(req);
       const { instrument, id } = req.params as Static<typeof TpSlParams>;
@@ -93,8 +103,8 @@ export function tpslRoutes(ctx: RouteContext) {
       if (!ctx.engine.tpsls(user.exchangeId).some((t) => t.id === id && t.instrument === instrument)) throw notFound('TPSL_NOT_FOUND', `TpSl ${id} not found`);
       const quantity = A.quantity(rules, b.quantity, 'quantity', { allowZero: true, skipMin: true });
       const price = A.price(rules, b.price);
-      await requireSignature(ctx.verifier, user, { type: 'New take-profit/stop-loss', chainId: ctx.chainId, message: tpslMessage({ ...b, instrument }), signature: b.signature });
-      const reply = await run({ kind: 'tpsl.modify', userId: user.exchangeId, instrument, id, type: b.type, side: b.side, quantity, price });
+      const digest = await requireSignedDigest(ctx.verifier, user, { type: 'New take-profit/stop-loss', chainId: ctx.chainId, message: tpslMessage({ ...b, instrument }), signature: b.signature });
+      const reply = await run({ kind: 'tpsl.modify', userId: user.exchangeId, instrument, id, type: b.type, side: b.side, quantity, price, digest });
       return toTpSl(tpslOf(reply));
     });
 

@@ -1,4 +1,5 @@
 /** status and snapshot. */
+import { parseMoney } from '../../domain/fixed.js';
 import { adminClient } from '../admin-client.js';
 import type { CommandSpec } from '../command.js';
 import { printResult, table } from '../output.js';
@@ -12,8 +13,20 @@ interface Status {
   commandsByKind: Record<string, number>;
   realtime: { connections: number; subscriptions: number };
   ledger: Record<string, string>;
+  readModel?: { projectedSeq: number; state: string; error?: string };
   marketMakers: number;
   instruments: Array<Record<string, string | null>>;
+}
+
+/**
+ * The money identity from the status's ledger terms alone:
+ * balances + fees + reserveFund − openCost = deposits − withdrawals (exact, in 1e-8 units).
+ */
+export function moneyIdentity(ledger: Record<string, string>): { left: bigint; right: bigint; holds: boolean } {
+  const term = (k: string) => parseMoney(ledger[k] ?? '0');
+  const left = term('balances') + term('fees') + term('reserveFund') - term('openCost');
+  const right = term('deposits') - term('withdrawals');
+  return { left, right, holds: left === right };
 }
 
 export const statusCommand: CommandSpec = {
@@ -27,6 +40,8 @@ export const statusCommand: CommandSpec = {
         `seq ${s.seq}  matcher ${s.matcher}  sequencer ${s.sequencer}  last snapshot ${s.lastSnapshotSeq}  up ${s.uptimeSec}s`,
         `realtime: ${s.realtime.connections} connections, ${s.realtime.subscriptions} subscriptions   market makers: ${s.marketMakers}`,
         `ledger: ${Object.entries(s.ledger).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+        `money identity (balances + fees + reserveFund − openCost = deposits − withdrawals): ${moneyIdentity(s.ledger).holds ? 'holds' : 'VIOLATED'}`,
+        ...(s.readModel ? [`read model: seq ${s.readModel.projectedSeq}, ${s.readModel.state}${s.readModel.error ? ` (${s.readModel.error})` : ''}`] : []),
         `commands since start: ${commands || '(none)'}`,
         '',
         table(['instrument', 'trading', 'index', 'mark', 'last', 'bid', 'ask', 'OI'],

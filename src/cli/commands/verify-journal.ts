@@ -9,8 +9,7 @@ import { join } from 'node:path';
 import { createEngine, restoreEngine } from '../../engine/engine.js';
 import { FileSnapshotStore } from '../../journal/file-snapshots.js';
 import { openSqliteJournal } from '../../journal/sqlite-journal.js';
-import { recover, verifyJournal, type ProgressCallback } from '../../sequencer/recovery.js';
-import pino from 'pino';
+import { recoverWithReport, verifyJournal, type ProgressCallback } from '../../sequencer/recovery.js';
 import { adminClient } from '../admin-client.js';
 import { UsageError, type CommandSpec } from '../command.js';
 import { printResult } from '../output.js';
@@ -36,18 +35,18 @@ export const verifyJournalCommand: CommandSpec = {
   async run({ options, global }) {
     const file = join(global.dataDir, 'journal.db');
     if (!existsSync(file)) throw new UsageError(`no journal at ${file} (use --data-dir)`);
-    const quiet = pino({ level: 'silent' });
     const expectedFromServer = options.online ? await (await adminClient(global)).post<{ seq: number; stateHash: string }>('/api/admin/checkpoint') : undefined;
     const journal = await openSqliteJournal({ file });
-    const snapshots = new FileSnapshotStore({ dir: join(global.dataDir, 'snapshots'), logger: quiet });
+    const snapshots = new FileSnapshotStore({ dir: join(global.dataDir, 'snapshots') });
     try {
       let expected: { seq: number; stateHash: string; source: string };
       if (expectedFromServer) {
         expected = { ...expectedFromServer, source: 'server checkpoint' };
       } else {
-        const latest = (await snapshots.list()).at(-1);
-        const recovered = await recover({ journal, snapshots, createEngine, restoreEngine });
-        expected = { seq: recovered.seq, stateHash: recovered.stateHash(), source: latest ? `snapshot ${latest.seq} + journal tail` : 'journal (no snapshot)' };
+        const { engine: recovered, report } = await recoverWithReport({ journal, snapshots, createEngine, restoreEngine });
+        const skipped = report.skippedSnapshots.map((x) => `snapshot ${x.seq} skipped: ${x.reason}`).join('; ');
+        const from = report.snapshotSeq > 0 ? `snapshot ${report.snapshotSeq} + journal tail` : 'journal (no usable snapshot)';
+        expected = { seq: recovered.seq, stateHash: recovered.stateHash(), source: skipped ? `${from}; ${skipped}` : from };
       }
       const bar = global.json ? undefined : new ProgressBar('replaying');
       const onProgress: ProgressCallback = (p) => bar?.update(p.replayed, p.targetSeq);
