@@ -13,18 +13,19 @@ export function withOauthGrants(base: AuthService, oauth: OauthService, now: () 
   // Everything but authenticate is the base service's own: inherit it (prototype) rather than forwarding
   // method by method, so a method added to AuthService later is never silently missing here.
   const wrapped = Object.create(base) as AuthService;
-  const grantContext = (token: string): AuthContext | null => {
+  const grantContext = async (token: string): Promise<AuthContext | null> => {
     const grant = oauth.grant(token, now());
-    const user = grant?.userId ? base.getUserById(grant.userId) : undefined;
+    const user = grant?.userId ? await base.getUserById(grant.userId) : undefined;
     return grant && user ? { user, via: 'oauth-grant', scopes: grant.scopes, credentialId: grant.id } : null;
   };
   wrapped.authenticate = async (headers): Promise<AuthContext | null> => {
     const m = typeof headers.authorization === 'string' ? GRANT_BEARER.exec(headers.authorization) : null;
     return m ? grantContext(m[1]!) : base.authenticate(headers);
   };
+  // A grant's user is read from the auth store (async): grant requests take the authenticate() path.
   wrapped.authenticateNow = (headers) => {
     const m = typeof headers.authorization === 'string' ? GRANT_BEARER.exec(headers.authorization) : null;
-    return m ? grantContext(m[1]!) : base.authenticateNow?.(headers);
+    return m ? undefined : base.authenticateNow?.(headers);
   };
   return wrapped;
 }

@@ -27,7 +27,7 @@ declare module 'fastify' {
 export function installAuthentication(app: FastifyInstance, auth: AuthService): void {
   app.decorateRequest('auth', null);
   // A callback hook that answers synchronously when the credential is known (a token verified before, an
-  // API key): no promise per request on the common path; authenticate() only for a token not seen yet.
+  // API key seen recently): no promise per request on the common path; authenticate() only otherwise.
   // No closure is created per request on the common path: tsx compiles with keepNames, so every named
   // function expression evaluated costs an Object.defineProperty of its name besides the allocation.
   // One hook per route (made at registration), so the route's scope is at hand without a lookup per request.

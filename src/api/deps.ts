@@ -219,7 +219,7 @@ export interface StartupStatus {
 export interface AdminDeps {
   /** Secret accepted in `x-operator-token` (admin users may use their JWT instead). */
   operatorToken: string;
-  setRole(exchangeId: number, role: Role): UserRecord;
+  setRole(exchangeId: number, role: Role): Promise<UserRecord>;
   /** Takes an engine snapshot now; resolves with its seq once stored. */
   snapshotNow(): Promise<number>;
   /** A durable seq and the engine's state hash at it (for `perpx verify-journal --url`). */

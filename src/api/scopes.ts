@@ -5,6 +5,7 @@
  * `'wallet-session'`, accepts only a wallet session.
  */
 import type { FastifyRequest } from 'fastify';
+import { DEFAULT_API_KEY_SCOPES } from '../auth/api-keys.js';
 import { SCOPES, type AuthContext, type Scope } from '../auth/types.js';
 import { ApiError } from './errors.js';
 
@@ -12,13 +13,11 @@ import { ApiError } from './errors.js';
 export type RouteScope = Scope | 'wallet-session';
 
 /** The scopes of an API key created without any (the public client sends none). */
-export const DEFAULT_API_KEY_SCOPES: readonly Scope[] = ['read', 'trade'];
+export { DEFAULT_API_KEY_SCOPES };
 
-/** What the request's credential may do. */
+/** What the request's credential may do (the auth service sets an API key's own scopes on its context). */
 export function scopesOf(ctx: AuthContext): readonly Scope[] {
-  if (ctx.via === 'access-token') return SCOPES;
-  if (ctx.via === 'api-key') return ctx.scopes ?? DEFAULT_API_KEY_SCOPES;
-  return ctx.scopes ?? [];
+  return ctx.via === 'access-token' ? SCOPES : ctx.scopes;
 }
 
 const insufficient = (message: string) => new ApiError(403, 'INSUFFICIENT_SCOPE', message);

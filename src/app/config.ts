@@ -91,7 +91,7 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'PORT', default: '8080', doc: 'HTTP port of the REST API and the websocket (0 = any free port).' },
   { env: 'AUTH_PORT', default: '(unset)', doc: 'Serve /auth/* on its own port; unset = on PORT.' },
   { env: 'HOST', default: '127.0.0.1', doc: 'Interface to listen on (0.0.0.0 for all).' },
-  { env: 'DATA_DIR', default: './data', doc: 'Journal, snapshots, read model, auth database and JWT key.' },
+  { env: 'DATA_DIR', default: './data', doc: 'Journal, snapshots, read model, auth database and JWT key. Owner-only: the process runs with umask 077 and tightens older files at start.' },
   { env: 'CHAIN_ID', default: '16182', doc: 'Chain id wallets sign SIWE and EIP-712 messages with.' },
   { env: 'CHANNEL_ENV', default: 'futures-perp-dev', doc: 'Prefix of real-time channel names ({env}:{name}).' },
   { env: 'ACCESS_TOKEN_TTL_SEC', default: '300', doc: 'Lifetime of access JWTs, seconds.' },

@@ -3,9 +3,8 @@
  * projector, real-time channels), and the HTTP gateway + websocket on one Fastify server.
  *
  * Data directory layout: journal.db (commands), snapshots/ (engine snapshots), read.db (history read
- * model), auth.db (users, sessions, API keys) and the JWT signing key.
+ * model), auth.db (users, sessions, API keys) and the JWT signing key; all of it owner-only (private-data-dir.ts).
  */
-import { mkdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -16,7 +15,7 @@ import { clientIp, proxyTrust } from '../api/client-ip.js';
 import { buildAuthServer, buildServer, type RegisteredRoute } from '../api/server.js';
 import type { AdminDeps, ApiDeps, StartupStatus } from '../api/deps.js';
 import { openAccountStores, withOauthGrants } from '../accounts/index.js';
-import { createAuthService } from '../auth/index.js';
+import { createAuthService, InProcessSessionEvents } from '../auth/index.js';
 import { loadOrCreateOperatorToken } from '../auth/operator-token.js';
 import { ChainBridge } from '../chain/chain-bridge.js';
 import { SimulatedChain } from '../chain/simulated-chain.js';
@@ -47,6 +46,7 @@ import type { ProjectionFaults } from '../store/projection-faults.js';
 import type { ExchangeConfig } from './config.js';
 import { FundingClock } from './funding-clock.js';
 import { HttpDrain } from './http-drain.js';
+import { preparePrivateDataDir } from './private-data-dir.js';
 import { ProjectorFeed } from './projector-feed.js';
 import { readStoreAdapter } from './read-store.js';
 
@@ -126,7 +126,10 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
   const startedAt = Date.now();
   const tStart = performance.now();
   const dataDir = resolve(config.dataDir);
-  mkdirSync(dataDir, { recursive: true });
+  // Before anything is opened: every file created from here on is 0600, older ones are tightened.
+  const perms = preparePrivateDataDir(dataDir);
+  if (perms.tightened.length > 0) log.warn({ files: perms.tightened }, 'data directory files were readable by others; now owner-only');
+  for (const { path, err } of perms.failed) log.error({ err, path }, 'could not make a data directory file owner-only');
   const cleanups: Array<() => Promise<void> | void> = [];
   const cleanup = async () => {
     for (const fn of cleanups.reverse()) {
@@ -209,6 +212,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       chainId: config.chainId,
       accessTokenTtlSec: config.accessTokenTtlSec,
       refreshTokenTtlSec: config.refreshTokenTtlSec,
+      sessionEvents: new InProcessSessionEvents((err) => log.warn({ err }, 'a session revocation listener failed')),
       nonceLimits: config.nonceLimits,
     });
     const operatorToken = await loadOrCreateOperatorToken(dataDir);
@@ -360,6 +364,8 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       // An ended session's access tokens stay refused for as long as they could be valid.
       endedSessionTtlMs: config.accessTokenTtlSec * 1000,
     });
+    // A revoked session (logout, refresh-token reuse) loses its private subscriptions at once.
+    const stopEndingSessions = auth.onRevoked(({ sessionId }) => void rt.endSession(sessionId));
     publish = (ch, data) => rt.publish(ch, data);
     rtStats = rt.stats;
     onlineConnections = () => rt.stats.connections;
@@ -445,6 +451,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
         await feed.drain();
         // 4. Real-time: last order books out, then disconnect clients with a reconnect code.
         channels.stop();
+        stopEndingSessions();
         await rt.close(`shutdown (${DisconnectCode.shutdown})`);
         // Whatever outlived the grace period has had its refusal by now.
         app.server.closeAllConnections();

@@ -2,8 +2,11 @@
 import pino from 'pino';
 import { ConfigError, loadConfig } from './config.js';
 import { startExchange } from './exchange.js';
+import { PRIVATE_UMASK } from './private-data-dir.js';
 
 async function main(): Promise<void> {
+  // Files this process creates are its own OS user's only (keys, databases, snapshots under DATA_DIR).
+  process.umask(PRIVATE_UMASK);
   let config;
   try {
     config = loadConfig();

@@ -1,10 +1,15 @@
-/** Access JWTs: short-lived, algorithm pinned, typed (`typ: 'access'`) so no other JWT we might mint passes. */
+/**
+ * Access JWTs: short-lived, algorithm pinned, typed (`typ: 'access'`) so no other JWT we might mint passes.
+ * `sid` names the session (refresh-token family), so a revoked session's tokens can be refused before expiry.
+ */
 import { SignJWT, jwtVerify } from 'jose';
 import type { SigningKey } from './jwt-signing-key.js';
 
 export interface AccessClaims {
   userId: string;
   exchangeId: number;
+  /** the session: the refresh-token family the token was issued with */
+  sessionId: string;
   /** ms */
   expiresAt: number;
 }
@@ -17,9 +22,13 @@ export class AccessTokens {
     private readonly now: () => number,
   ) {}
 
-  async sign(userId: string, exchangeId: number): Promise<string> {
+  get ttlMs(): number {
+    return this.ttlSec * 1000;
+  }
+
+  async sign(userId: string, exchangeId: number, sessionId: string): Promise<string> {
     const iat = Math.floor(this.now() / 1000);
-    return new SignJWT({ exid: exchangeId, typ: 'access' })
+    return new SignJWT({ exid: exchangeId, sid: sessionId, typ: 'access' })
       .setProtectedHeader({ alg: this.key.alg, kid: this.key.kid, typ: 'JWT' })
       .setSubject(userId)
       .setIssuer(this.issuer)
@@ -39,7 +48,9 @@ export class AccessTokens {
       });
       if (payload.typ !== 'access' || typeof payload.sub !== 'string') return null;
       if (typeof payload.exid !== 'number' || !Number.isSafeInteger(payload.exid)) return null;
-      return { userId: payload.sub, exchangeId: payload.exid, expiresAt: (payload.exp as number) * 1000 };
+      // A token without a session (minted before sessions were named) could never be revoked: refused.
+      if (typeof payload.sid !== 'string' || payload.sid.length === 0) return null;
+      return { userId: payload.sub, exchangeId: payload.exid, sessionId: payload.sid, expiresAt: (payload.exp as number) * 1000 };
     } catch {
       return null;
     }

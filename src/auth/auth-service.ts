@@ -1,36 +1,38 @@
 /**
- * AuthService: SIWE sign-in, JWT access tokens, rotating refresh tokens, deprecated API keys.
- * Wires the small parts in this folder together; holds no crypto or SQL of its own.
+ * AuthService: SIWE sign-in, JWT access tokens, rotating refresh tokens grouped into sessions (logout,
+ * revocation), deprecated API keys. Wires the small parts in this folder together; holds no crypto or SQL
+ * of its own.
  */
 import { randomUUID } from 'node:crypto';
 import { getAddress } from 'ethers';
 import type { Database } from 'better-sqlite3';
 import { AccessTokens, type AccessClaims } from './access-tokens.js';
-import {
-  DEFAULT_API_KEY_NAME,
-  generateApiKey,
-  parseApiKeyExpiry,
-  parseApiKeyName,
-  toApiKeyRecord,
-} from './api-keys.js';
+import { ApiKeyManager } from './api-key-manager.js';
 import { BoundedCache } from './bounded-cache.js';
 import { loadOrCreateSigningKey } from './jwt-signing-key.js';
 import { DEFAULT_NONCE_LIMITS, NonceStore, type NonceLimits } from './nonce-store.js';
 import { DEFAULT_ALLOWED_DOMAINS, OriginAllowList } from './origin-allow-list.js';
+import { RevokedSessions } from './revoked-sessions.js';
 import { opaqueToken, sha256Hex } from './secrets.js';
+import { InProcessSessionEvents, type SessionEvents } from './session-events.js';
 import { verifySiweSignIn } from './siwe-verification.js';
 import { deriveSmartAccountAddress } from './smart-account.js';
 import { SqliteAuthStore } from './sqlite-auth-store.js';
-import type { AuthStore } from './store.js';
+import type { AuthStore, RefreshTokenRow } from './store.js';
 import {
   AuthError,
+  SCOPES,
+  type ApiKeyBody,
   type ApiKeyRecord,
   type AuthContext,
   type AuthService,
   type Role,
+  type Scope,
+  type SessionRevoked,
   type SignInBody,
   type TokenPair,
   type UserRecord,
+  type VerifiedAccessToken,
 } from './types.js';
 
 export interface AuthServiceOptions {
@@ -53,6 +55,8 @@ export interface AuthServiceOptions {
   issuer?: string;
   /** clock in ms; injectable for tests */
   now?: () => number;
+  /** where session revocations are announced and learnt; default: this process only */
+  sessionEvents?: SessionEvents;
 }
 
 const DEFAULTS = {
@@ -62,9 +66,12 @@ const DEFAULTS = {
   issuer: 'perpx',
 };
 
+/** Tokens are checked against clocks of other nodes too: revocations are remembered this much longer. */
+const CLOCK_SLACK_MS = 60_000;
+
 export async function createAuthService(opts: AuthServiceOptions): Promise<WalletAuthService> {
   const store = new SqliteAuthStore(opts.db);
-  store.migrate();
+  await store.migrate();
   const key = await loadOrCreateSigningKey(opts.dataDir);
   const now = opts.now ?? Date.now;
   const access = new AccessTokens(
@@ -73,11 +80,16 @@ export async function createAuthService(opts: AuthServiceOptions): Promise<Walle
     opts.accessTokenTtlSec ?? DEFAULTS.accessTokenTtlSec,
     now,
   );
+  const revoked = new RevokedSessions(access.ttlMs + CLOCK_SLACK_MS);
+  // Sessions revoked before this start may still have unexpired access tokens out there.
+  for (const r of await store.revokedFamiliesSince(now() - access.ttlMs - CLOCK_SLACK_MS)) revoked.add(r.familyId, r.revokedAt, now());
   return new WalletAuthService(store, access, {
     chainId: opts.chainId,
     refreshTokenTtlMs: (opts.refreshTokenTtlSec ?? DEFAULTS.refreshTokenTtlSec) * 1000,
     nonces: new NonceStore((opts.nonceTtlSec ?? DEFAULTS.nonceTtlSec) * 1000, now, opts.nonceLimits ?? DEFAULT_NONCE_LIMITS),
     origins: new OriginAllowList(opts.allowedDomains ?? DEFAULT_ALLOWED_DOMAINS),
+    events: opts.sessionEvents ?? new InProcessSessionEvents(),
+    revoked,
     now,
   });
 }
@@ -87,6 +99,8 @@ interface ServiceConfig {
   refreshTokenTtlMs: number;
   nonces: NonceStore;
   origins: OriginAllowList;
+  events: SessionEvents;
+  revoked: RevokedSessions;
   now: () => number;
 }
 
@@ -95,22 +109,44 @@ const BEARER_RE = /^Bearer[ ]+(\S+)\s*$/i;
 /**
  * Every authenticated request presents a token; an ES256 verify plus a user read cost ~150 µs, far more
  * than the rest of a cheap route. A token's signature and claims never change, so a verified token is
- * reused until its own exp. Users change only through this service (setRole), which evicts them; the
- * short TTL bounds staleness should another process ever edit the database.
+ * reused until its own exp (its session is still checked against the revoked set on every use). Users
+ * change only through this service (setRole), which evicts them; the short TTL bounds staleness should
+ * another process ever edit the database.
  */
 const VERIFIED_TOKENS_MAX = 50_000;
 const USERS_MAX = 50_000;
 const USER_TTL_MS = 10_000;
 
+
+type Headers = { authorization?: string; 'x-api-key'?: string | string[] };
+type Credential = { bearer: string; apiKey?: undefined } | { bearer?: undefined; apiKey: string };
+
+/** The credential a request presents; null when none or malformed. An explicit bearer decides on its own. */
+function credentialOf(headers: Headers): Credential | null {
+  const authorization = headers.authorization;
+  if (typeof authorization === 'string' && authorization.length > 0) {
+    const m = BEARER_RE.exec(authorization);
+    return m ? { bearer: m[1] } : null;
+  }
+  const raw = headers['x-api-key'];
+  const apiKey = Array.isArray(raw) ? (raw.length === 1 ? raw[0] : undefined) : raw;
+  return typeof apiKey === 'string' && apiKey.length > 0 ? { apiKey } : null;
+}
+
 export class WalletAuthService implements AuthService {
   private readonly verifiedTokens = new BoundedCache<string, AccessClaims>(VERIFIED_TOKENS_MAX);
   private readonly users = new BoundedCache<string, UserRecord>(USERS_MAX);
+  private readonly apiKeys: ApiKeyManager;
 
   constructor(
     private readonly store: AuthStore,
     private readonly access: AccessTokens,
     private readonly cfg: ServiceConfig,
-  ) {}
+  ) {
+    this.apiKeys = new ApiKeyManager(store, cfg.now);
+    // Every revocation, made here or announced by another node, refuses the session's tokens from now on.
+    cfg.events.subscribe((e) => cfg.revoked.add(e.sessionId, e.revokedAt, cfg.now()));
+  }
 
   issueNonce(client?: string): { nonce: string } {
     return { nonce: this.cfg.nonces.issue(client) };
@@ -123,65 +159,92 @@ export class WalletAuthService implements AuthService {
       nonces: this.cfg.nonces,
       now: this.cfg.now,
     });
-    const user = this.findOrCreateUser(wallet);
-    const token = await this.issueTokens(user, randomUUID());
-    return { user, token };
+    const user = await this.findOrCreateUser(wallet);
+    const sessionId = randomUUID();
+    const refresh = this.newRefreshToken(user, sessionId);
+    await this.store.insertRefreshToken(refresh.row);
+    const accessToken = await this.access.sign(user.id, user.exchangeId, sessionId);
+    return { user, token: { accessToken, refreshToken: refresh.token } };
   }
 
   async refresh(refreshToken: string): Promise<{ user: UserRecord; token: TokenPair }> {
     const inactive = () => new AuthError(401, 'invalid_refresh_token', 'Refresh token is invalid or expired; sign in again');
+    const reused = () => new AuthError(401, 'refresh_token_reused', 'Refresh token was already used; the session is revoked, sign in again');
     if (typeof refreshToken !== 'string' || refreshToken.length === 0) throw inactive();
-    const now = this.cfg.now();
     const hash = sha256Hex(refreshToken);
-    const row = this.store.findRefreshToken(hash);
+    const row = await this.store.findRefreshToken(hash);
     if (!row || row.revokedAt !== null) throw inactive();
     if (row.rotatedAt !== null) {
       // A rotated token came back: either it leaked or a client replayed it. Both copies of the
       // session are suspect, so the whole family dies (OAuth 2.0 Security BCP, refresh rotation).
-      this.store.revokeRefreshFamily(row.familyId, now);
-      throw new AuthError(401, 'refresh_token_reused', 'Refresh token was already used; the session is revoked, sign in again');
+      await this.revokeSession(row.familyId, row.userId);
+      throw reused();
     }
-    if (row.expiresAt <= now) throw inactive();
-    const user = this.store.findUserById(row.userId);
+    if (row.expiresAt <= this.cfg.now()) throw inactive();
+    const user = await this.store.findUserById(row.userId);
     if (!user) throw inactive();
-    if (!this.store.markRefreshTokenRotated(hash, now)) {
-      this.store.revokeRefreshFamily(row.familyId, now);
-      throw new AuthError(401, 'refresh_token_reused', 'Refresh token was already used; the session is revoked, sign in again');
+    // The access token is signed before the rotation commits: a logout that lands in between either makes
+    // the rotation fail or revokes the new token with the rest of the family (its sid is in the revoked set).
+    const accessToken = await this.access.sign(user.id, user.exchangeId, row.familyId);
+    const next = this.newRefreshToken(user, row.familyId);
+    if (!(await this.store.rotateRefreshToken(hash, next.row, this.cfg.now()))) {
+      // Lost to a logout (revoked): just inactive. Lost to another refresh of the same token: reuse.
+      const current = await this.store.findRefreshToken(hash);
+      if (current?.revokedAt !== null) throw inactive();
+      await this.revokeSession(row.familyId, row.userId);
+      throw reused();
     }
-    const token = await this.issueTokens(user, row.familyId);
-    return { user, token };
+    return { user, token: { accessToken, refreshToken: next.token } };
   }
 
-  async authenticate(headers: { authorization?: string; 'x-api-key'?: string | string[] }): Promise<AuthContext | null> {
-    const now = this.authenticateNow(headers);
-    if (now !== undefined) return now;
-    // Only a bearer token that is not in the verified-token cache gets here.
-    const verified = await this.verifyAccessToken((BEARER_RE.exec(headers.authorization as string) as RegExpExecArray)[1]);
-    return verified && { user: verified.user, via: 'access-token' };
+  async logout(token: string): Promise<void> {
+    const invalid = () => new AuthError(401, 'invalid_token', 'Send the access token or the refresh token of the session to end');
+    if (typeof token !== 'string' || token.length === 0) throw invalid();
+    // An access token of an already revoked session still names it: logging out twice is not an error.
+    const claims = await this.access.verify(token);
+    if (claims) return this.revokeSession(claims.sessionId, claims.userId);
+    const row = await this.store.findRefreshToken(sha256Hex(token));
+    if (!row) throw invalid();
+    await this.revokeSession(row.familyId, row.userId);
   }
 
-  authenticateNow(headers: { authorization?: string; 'x-api-key'?: string | string[] }): AuthContext | null | undefined {
-    const authorization = headers.authorization;
-    if (typeof authorization === 'string' && authorization.length > 0) {
-      // An explicit bearer credential decides on its own: a bad token is a 401 even with an api key.
-      const m = BEARER_RE.exec(authorization);
-      if (!m) return null;
-      const now = this.cfg.now();
-      const claims = this.verifiedTokens.get(m[1], now);
+  onRevoked(listener: (event: SessionRevoked) => void): () => void {
+    return this.cfg.events.subscribe(listener);
+  }
+
+  async authenticate(headers: Headers): Promise<AuthContext | null> {
+    const known = this.authenticateNow(headers);
+    if (known !== undefined) return known;
+    const cred = credentialOf(headers) as Credential;
+    if (cred.bearer !== undefined) {
+      const verified = await this.verifyAccessToken(cred.bearer);
+      return verified && this.tokenContext(verified.user, verified.sessionId);
+    }
+    const row = await this.apiKeys.live(cred.apiKey);
+    if (!row) return null;
+    const user = await this.userById(row.userId, this.cfg.now());
+    return user ? { user, via: 'api-key', scopes: row.scopes, credentialId: row.id } : null;
+  }
+
+  authenticateNow(headers: Headers): AuthContext | null | undefined {
+    const cred = credentialOf(headers);
+    if (!cred) return null;
+    const now = this.cfg.now();
+    if (cred.bearer !== undefined) {
+      const claims = this.verifiedTokens.get(cred.bearer, now);
       if (!claims) return undefined;
-      const user = this.cachedUser(claims.userId, now);
-      return user && user.exchangeId === claims.exchangeId ? { user, via: 'access-token' } : null;
+      if (this.cfg.revoked.has(claims.sessionId)) return null;
+      const user = this.users.get(claims.userId, now);
+      if (!user) return undefined;
+      return user.exchangeId === claims.exchangeId ? this.tokenContext(user, claims.sessionId) : null;
     }
-    const raw = headers['x-api-key'];
-    const apiKey = Array.isArray(raw) ? (raw.length === 1 ? raw[0] : undefined) : raw;
-    if (typeof apiKey === 'string' && apiKey.length > 0) {
-      const key = this.userForApiKey(apiKey);
-      return key ? { user: key.user, via: 'api-key', credentialId: key.id } : null;
-    }
-    return null;
+    const row = this.apiKeys.liveNow(cred.apiKey, now);
+    if (!row) return row;
+    const user = this.users.get(row.userId, now);
+    return user && { user, via: 'api-key', scopes: row.scopes, credentialId: row.id };
   }
 
-  async verifyAccessToken(token: string): Promise<{ user: UserRecord; expiresAt: number } | null> {
+  async verifyAccessToken(token: string): Promise<VerifiedAccessToken | null> {
     if (typeof token !== 'string') return null;
     const now = this.cfg.now();
     let claims = this.verifiedTokens.get(token, now) ?? null;
@@ -190,25 +253,17 @@ export class WalletAuthService implements AuthService {
       if (!claims) return null;
       this.verifiedTokens.set(token, claims, claims.expiresAt);
     }
-    const user = this.cachedUser(claims.userId, now);
-    if (!user || user.exchangeId !== claims.exchangeId) return null;
-    return { user, expiresAt: claims.expiresAt };
+    const user = await this.userById(claims.userId, now);
+    // Checked after the last wait: a revocation that landed meanwhile counts.
+    if (!user || user.exchangeId !== claims.exchangeId || this.cfg.revoked.has(claims.sessionId)) return null;
+    return { user, expiresAt: claims.expiresAt, sessionId: claims.sessionId };
   }
 
-  private cachedUser(id: string, now: number): UserRecord | undefined {
-    let user = this.users.get(id, now);
-    if (!user) {
-      user = this.store.findUserById(id);
-      if (user) this.users.set(id, user, now + USER_TTL_MS);
-    }
-    return user;
-  }
-
-  getUserByExchangeId(exchangeId: number): UserRecord | undefined {
+  async getUserByExchangeId(exchangeId: number): Promise<UserRecord | undefined> {
     return this.store.findUserByExchangeId(exchangeId);
   }
 
-  getUserById(id: string): UserRecord | undefined {
+  async getUserById(id: string): Promise<UserRecord | undefined> {
     return this.store.findUserById(id);
   }
 
@@ -216,12 +271,12 @@ export class WalletAuthService implements AuthService {
    * The user of a wallet, created when missing (no sign-in, no tokens): system accounts such as the demo
    * market makers and the demo wallet.
    */
-  ensureUser(wallet: string): UserRecord {
+  async ensureUser(wallet: string): Promise<UserRecord> {
     return this.findOrCreateUser(getAddress(wallet).toLowerCase());
   }
 
-  findUserByAddress(address: string): UserRecord | undefined {
-    return this.store.findUserByWallet(address) ?? this.store.findUserBySmartAccount?.(address);
+  async findUserByAddress(address: string): Promise<UserRecord | undefined> {
+    return (await this.store.findUserByWallet(address)) ?? (await this.store.findUserBySmartAccount?.(address));
   }
 
   /** Drops a cached user record: its row was changed outside this service (profile edits). */
@@ -230,124 +285,82 @@ export class WalletAuthService implements AuthService {
   }
 
   /** Operator action (CLI): grants or withdraws admin. */
-  setRole(exchangeId: number, role: Role): UserRecord {
+  async setRole(exchangeId: number, role: Role): Promise<UserRecord> {
     if (role !== 'user' && role !== 'admin') throw new AuthError(400, 'invalid_role', 'role must be user or admin');
-    if (!this.store.setRole(exchangeId, role, this.cfg.now())) {
+    if (!(await this.store.setRole(exchangeId, role, this.cfg.now()))) {
       throw new AuthError(404, 'user_not_found', `No user with exchangeId ${exchangeId}`);
     }
-    const user = this.store.findUserByExchangeId(exchangeId) as UserRecord;
+    const user = (await this.store.findUserByExchangeId(exchangeId)) as UserRecord;
     this.users.delete(user.id);
     return user;
   }
 
-  // ---- deprecated API keys ----
+  // ---- deprecated API keys (src/auth/api-key-manager.ts) ----
 
-  createApiKey(userId: string, body: { name?: string; expiresAt?: string | null }): { apiKey: ApiKeyRecord; key: string } {
-    const now = this.cfg.now();
-    if (!this.store.findUserById(userId)) throw new AuthError(404, 'user_not_found', 'User not found');
-    const name = body?.name === undefined ? DEFAULT_API_KEY_NAME : parseApiKeyName(body.name);
-    const expiresAt = body?.expiresAt === undefined ? null : parseApiKeyExpiry(body.expiresAt, now);
-    const { key, prefix } = generateApiKey();
-    const row = {
-      id: randomUUID(),
-      userId,
-      name,
-      prefix,
-      keyHash: sha256Hex(key),
-      createdAt: now,
-      updatedAt: now,
-      expiresAt,
-      deletedAt: null,
-    };
-    this.store.insertApiKey(row);
-    return { apiKey: toApiKeyRecord(row), key };
+  createApiKey(userId: string, body: ApiKeyBody): Promise<{ apiKey: ApiKeyRecord; key: string }> {
+    return this.apiKeys.create(userId, body);
   }
 
   listApiKeys(
     userId: string,
     opts: { withDeleted: boolean; withExpired: boolean; limit: number; offset: number },
-  ): { list: ApiKeyRecord[]; count: number } {
-    const limit = Math.min(Math.max(Math.floor(opts.limit) || 0, 0), 1000);
-    const offset = Math.max(Math.floor(opts.offset) || 0, 0);
-    const { list, count } = this.store.listApiKeys(userId, {
-      withDeleted: opts.withDeleted,
-      withExpired: opts.withExpired,
-      limit,
-      offset,
-      now: this.cfg.now(),
-    });
-    return { list: list.map(toApiKeyRecord), count };
+  ): Promise<{ list: ApiKeyRecord[]; count: number }> {
+    return this.apiKeys.list(userId, opts);
   }
 
-  updateApiKey(userId: string, apiKeyId: string, body: { name?: string; expiresAt?: string | null }): void {
-    const now = this.cfg.now();
-    this.liveApiKey(userId, apiKeyId);
-    const patch: { name?: string; expiresAt?: number | null; updatedAt: number } = { updatedAt: now };
-    if (body?.name !== undefined) patch.name = parseApiKeyName(body.name);
-    if (body?.expiresAt !== undefined) patch.expiresAt = parseApiKeyExpiry(body.expiresAt, now);
-    this.store.updateApiKey(userId, apiKeyId, patch);
+  updateApiKey(userId: string, apiKeyId: string, body: ApiKeyBody, caller?: readonly Scope[]): Promise<void> {
+    return this.apiKeys.update(userId, apiKeyId, body, caller);
   }
 
-  deleteApiKey(userId: string, apiKeyId: string): void {
-    const now = this.cfg.now();
-    this.liveApiKey(userId, apiKeyId);
-    this.store.updateApiKey(userId, apiKeyId, { deletedAt: now, updatedAt: now });
+  deleteApiKey(userId: string, apiKeyId: string): Promise<void> {
+    return this.apiKeys.delete(userId, apiKeyId);
   }
 
-  regenerateApiKey(userId: string, apiKeyId: string): { apiKey: ApiKeyRecord; key: string } {
-    const now = this.cfg.now();
-    this.liveApiKey(userId, apiKeyId);
-    const { key, prefix } = generateApiKey();
-    this.store.updateApiKey(userId, apiKeyId, { keyHash: sha256Hex(key), prefix, updatedAt: now });
-    return { apiKey: toApiKeyRecord(this.liveApiKey(userId, apiKeyId)), key };
+  regenerateApiKey(userId: string, apiKeyId: string, caller?: readonly Scope[]): Promise<{ apiKey: ApiKeyRecord; key: string }> {
+    return this.apiKeys.regenerate(userId, apiKeyId, caller);
   }
 
   // ---- internals ----
 
-  private liveApiKey(userId: string, apiKeyId: string) {
-    const row = typeof apiKeyId === 'string' ? this.store.findApiKey(userId, apiKeyId) : undefined;
-    if (!row || row.deletedAt !== null) throw new AuthError(404, 'api_key_not_found', 'API key not found');
-    return row;
+  private tokenContext(user: UserRecord, sessionId: string): AuthContext {
+    return { user, via: 'access-token', scopes: SCOPES, sessionId };
   }
 
-  private userForApiKey(key: string): { user: UserRecord; id: string } | null {
-    const row = this.store.findApiKeyByHash(sha256Hex(key));
-    if (!row || row.deletedAt !== null) return null;
+  private async userById(id: string, now: number): Promise<UserRecord | undefined> {
+    let user = this.users.get(id, now);
+    if (!user) {
+      user = await this.store.findUserById(id);
+      if (user) this.users.set(id, user, now + USER_TTL_MS);
+    }
+    return user;
+  }
+
+  /** Revokes the session in the store and, when it was live, announces it (the revoked set learns it from there). */
+  private async revokeSession(sessionId: string, userId: string): Promise<void> {
+    const revokedAt = this.cfg.now();
+    // Refused here at once, even should the announcement be lost or the session have been revoked before.
+    this.cfg.revoked.add(sessionId, revokedAt, revokedAt);
+    if (await this.store.revokeRefreshFamily(sessionId, revokedAt)) this.cfg.events.publish({ sessionId, userId, revokedAt });
+  }
+
+  private newRefreshToken(user: UserRecord, familyId: string): { token: string; row: RefreshTokenRow } {
     const now = this.cfg.now();
-    if (row.expiresAt !== null && row.expiresAt <= now) return null;
-    const user = this.cachedUser(row.userId, now);
-    return user ? { user, id: row.id } : null;
+    const token = opaqueToken();
+    return {
+      token,
+      row: { tokenHash: sha256Hex(token), familyId, userId: user.id, createdAt: now, expiresAt: now + this.cfg.refreshTokenTtlMs, rotatedAt: null, revokedAt: null },
+    };
   }
 
-  private findOrCreateUser(walletLower: string): UserRecord {
-    return this.store.transaction(() => {
-      const existing = this.store.findUserByWallet(walletLower);
-      if (existing) return existing;
-      const wallet = getAddress(walletLower);
-      return this.store.createUser({
-        id: randomUUID(),
-        authId: randomUUID(),
-        wallet,
-        role: 'user',
-        smartAccountAddress: deriveSmartAccountAddress(wallet),
-        createdAt: this.cfg.now(),
-      });
+  private findOrCreateUser(walletLower: string): Promise<UserRecord> {
+    const wallet = getAddress(walletLower);
+    return this.store.findOrCreateUser({
+      id: randomUUID(),
+      authId: randomUUID(),
+      wallet,
+      role: 'user',
+      smartAccountAddress: deriveSmartAccountAddress(wallet),
+      createdAt: this.cfg.now(),
     });
-  }
-
-  private async issueTokens(user: UserRecord, familyId: string): Promise<TokenPair> {
-    const now = this.cfg.now();
-    const refreshToken = opaqueToken();
-    this.store.insertRefreshToken({
-      tokenHash: sha256Hex(refreshToken),
-      familyId,
-      userId: user.id,
-      createdAt: now,
-      expiresAt: now + this.cfg.refreshTokenTtlMs,
-      rotatedAt: null,
-      revokedAt: null,
-    });
-    const accessToken = await this.access.sign(user.id, user.exchangeId);
-    return { accessToken, refreshToken };
   }
 }

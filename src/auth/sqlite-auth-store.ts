@@ -1,7 +1,10 @@
 /** AuthStore on better-sqlite3. Tables are prefixed `auth_` because the database file may be shared. */
 import type { Database, Statement } from 'better-sqlite3';
-import type { ApiKeyListFilter, ApiKeyRow, AuthStore, NewUser, RefreshTokenRow } from './store.js';
-import type { Role, UserRecord } from './types.js';
+import type { ApiKeyListFilter, ApiKeyPatch, ApiKeyRow, AuthStore, NewUser, RefreshTokenRow } from './store.js';
+import { isScope, type Role, type UserRecord } from './types.js';
+
+/** Scopes of keys created before keys had scopes: what every key could do then. */
+const LEGACY_API_KEY_SCOPES = '["read","trade"]';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS auth_users (
@@ -33,6 +36,7 @@ CREATE TABLE IF NOT EXISTS auth_refresh_tokens (
   revoked_at INTEGER
 );
 CREATE INDEX IF NOT EXISTS auth_refresh_tokens_family ON auth_refresh_tokens(family_id);
+CREATE INDEX IF NOT EXISTS auth_refresh_tokens_revoked ON auth_refresh_tokens(revoked_at) WHERE revoked_at IS NOT NULL;
 CREATE TABLE IF NOT EXISTS auth_api_keys (
   id TEXT PRIMARY KEY,
   user_id TEXT NOT NULL,
@@ -42,7 +46,8 @@ CREATE TABLE IF NOT EXISTS auth_api_keys (
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL,
   expires_at INTEGER,
-  deleted_at INTEGER
+  deleted_at INTEGER,
+  scopes TEXT NOT NULL DEFAULT '${LEGACY_API_KEY_SCOPES}'
 );
 CREATE INDEX IF NOT EXISTS auth_api_keys_user ON auth_api_keys(user_id, created_at);
 `;
@@ -86,6 +91,7 @@ interface ApiKeySqlRow {
   updated_at: number;
   expires_at: number | null;
   deleted_at: number | null;
+  scopes: string;
 }
 
 function toUser(r: UserSqlRow): UserRecord {
@@ -132,6 +138,7 @@ function toApiKey(r: ApiKeySqlRow): ApiKeyRow {
     updatedAt: r.updated_at,
     expiresAt: r.expires_at,
     deletedAt: r.deleted_at,
+    scopes: (JSON.parse(r.scopes) as unknown[]).filter(isScope),
   };
 }
 
@@ -152,6 +159,7 @@ export class SqliteAuthStore implements AuthStore {
     findRefresh: Statement<[string], RefreshSqlRow>;
     rotateRefresh: Statement<[number, string]>;
     revokeFamily: Statement<[number, string]>;
+    revokedSince: Statement<[number], { family_id: string; user_id: string; revoked_at: number }>;
     insertApiKey: Statement<[Record<string, unknown>]>;
     apiKeyByHash: Statement<[string], ApiKeySqlRow>;
     apiKeyById: Statement<[string, string], ApiKeySqlRow>;
@@ -161,13 +169,15 @@ export class SqliteAuthStore implements AuthStore {
 
   constructor(private readonly db: Database) {}
 
-  migrate(): void {
-    this.db.exec(SCHEMA);
+  async migrate(): Promise<void> {
+    this.db.transaction(() => {
+      this.db.exec(SCHEMA);
+      const columns = this.db.prepare('PRAGMA table_info(auth_api_keys)').all() as Array<{ name: string }>;
+      if (!columns.some((c) => c.name === 'scopes')) {
+        this.db.exec(`ALTER TABLE auth_api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT '${LEGACY_API_KEY_SCOPES}'`);
+      }
+    })();
     this.prepare();
-  }
-
-  transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
   }
 
   private prepare(): void {
@@ -193,9 +203,13 @@ export class SqliteAuthStore implements AuthStore {
       revokeFamily: db.prepare(
         'UPDATE auth_refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL',
       ),
+      revokedSince: db.prepare(
+        `SELECT family_id, user_id, MAX(revoked_at) AS revoked_at FROM auth_refresh_tokens
+         WHERE revoked_at > ? GROUP BY family_id, user_id`,
+      ),
       insertApiKey: db.prepare(
-        `INSERT INTO auth_api_keys (id, user_id, name, prefix, key_hash, created_at, updated_at, expires_at, deleted_at)
-         VALUES (@id, @userId, @name, @prefix, @keyHash, @createdAt, @updatedAt, @expiresAt, @deletedAt)`,
+        `INSERT INTO auth_api_keys (id, user_id, name, prefix, key_hash, created_at, updated_at, expires_at, deleted_at, scopes)
+         VALUES (@id, @userId, @name, @prefix, @keyHash, @createdAt, @updatedAt, @expiresAt, @deletedAt, @scopes)`,
       ),
       apiKeyByHash: db.prepare('SELECT * FROM auth_api_keys WHERE key_hash = ?'),
       apiKeyById: db.prepare('SELECT * FROM auth_api_keys WHERE user_id = ? AND id = ?'),
@@ -206,67 +220,77 @@ export class SqliteAuthStore implements AuthStore {
     };
   }
 
-  findUserByWallet(wallet: string): UserRecord | undefined {
-    const r = this.st.userByWallet.get(wallet.toLowerCase());
-    return r && toUser(r);
+  async findUserByWallet(wallet: string): Promise<UserRecord | undefined> {
+    return this.userByWallet(wallet);
   }
 
-  findUserBySmartAccount(address: string): UserRecord | undefined {
+  async findUserBySmartAccount(address: string): Promise<UserRecord | undefined> {
     const r = this.st.userBySmartAccount.get(address.toLowerCase());
     return r && toUser(r);
   }
 
-  findUserById(id: string): UserRecord | undefined {
-    const r = this.st.userById.get(id);
-    return r && toUser(r);
+  async findUserById(id: string): Promise<UserRecord | undefined> {
+    return this.userById(id);
   }
 
-  findUserByExchangeId(exchangeId: number): UserRecord | undefined {
+  async findUserByExchangeId(exchangeId: number): Promise<UserRecord | undefined> {
     const r = this.st.userByExchangeId.get(exchangeId);
     return r && toUser(r);
   }
 
-  createUser(user: NewUser): UserRecord {
-    this.st.insertUser.run({ ...user, walletLower: user.wallet.toLowerCase() });
-    return this.findUserById(user.id) as UserRecord;
+  async findOrCreateUser(user: NewUser): Promise<UserRecord> {
+    return this.db.transaction(() => {
+      const existing = this.userByWallet(user.wallet);
+      if (existing) return existing;
+      this.st.insertUser.run({ ...user, walletLower: user.wallet.toLowerCase() });
+      return this.userById(user.id) as UserRecord;
+    })();
   }
 
-  setRole(exchangeId: number, role: Role, now: number): boolean {
+  async setRole(exchangeId: number, role: Role, now: number): Promise<boolean> {
     return this.st.setRole.run(role, now, exchangeId).changes === 1;
   }
 
-  insertRefreshToken(row: RefreshTokenRow): void {
+  async insertRefreshToken(row: RefreshTokenRow): Promise<void> {
     this.st.insertRefresh.run({ ...row });
   }
 
-  findRefreshToken(tokenHash: string): RefreshTokenRow | undefined {
+  async findRefreshToken(tokenHash: string): Promise<RefreshTokenRow | undefined> {
     const r = this.st.findRefresh.get(tokenHash);
     return r && toRefresh(r);
   }
 
-  markRefreshTokenRotated(tokenHash: string, now: number): boolean {
-    return this.st.rotateRefresh.run(now, tokenHash).changes === 1;
+  async rotateRefreshToken(tokenHash: string, next: RefreshTokenRow, now: number): Promise<boolean> {
+    return this.db.transaction(() => {
+      if (this.st.rotateRefresh.run(now, tokenHash).changes !== 1) return false;
+      this.st.insertRefresh.run({ ...next });
+      return true;
+    })();
   }
 
-  revokeRefreshFamily(familyId: string, now: number): void {
-    this.st.revokeFamily.run(now, familyId);
+  async revokeRefreshFamily(familyId: string, now: number): Promise<boolean> {
+    return this.st.revokeFamily.run(now, familyId).changes > 0;
   }
 
-  insertApiKey(row: ApiKeyRow): void {
-    this.st.insertApiKey.run({ ...row });
+  async revokedFamiliesSince(since: number): Promise<Array<{ familyId: string; userId: string; revokedAt: number }>> {
+    return this.st.revokedSince.all(since).map((r) => ({ familyId: r.family_id, userId: r.user_id, revokedAt: r.revoked_at }));
   }
 
-  findApiKeyByHash(keyHash: string): ApiKeyRow | undefined {
+  async insertApiKey(row: ApiKeyRow): Promise<void> {
+    this.st.insertApiKey.run({ ...row, scopes: JSON.stringify(row.scopes) });
+  }
+
+  async findApiKeyByHash(keyHash: string): Promise<ApiKeyRow | undefined> {
     const r = this.st.apiKeyByHash.get(keyHash);
     return r && toApiKey(r);
   }
 
-  findApiKey(userId: string, id: string): ApiKeyRow | undefined {
+  async findApiKey(userId: string, id: string): Promise<ApiKeyRow | undefined> {
     const r = this.st.apiKeyById.get(userId, id);
     return r && toApiKey(r);
   }
 
-  listApiKeys(userId: string, f: ApiKeyListFilter): { list: ApiKeyRow[]; count: number } {
+  async listApiKeys(userId: string, f: ApiKeyListFilter): Promise<{ list: ApiKeyRow[]; count: number }> {
     const params = {
       userId,
       withDeleted: f.withDeleted ? 1 : 0,
@@ -278,11 +302,7 @@ export class SqliteAuthStore implements AuthStore {
     return { list, count };
   }
 
-  updateApiKey(
-    userId: string,
-    id: string,
-    patch: Partial<Pick<ApiKeyRow, 'name' | 'expiresAt' | 'deletedAt' | 'keyHash' | 'prefix'>> & { updatedAt: number },
-  ): boolean {
+  async updateApiKey(userId: string, id: string, patch: ApiKeyPatch): Promise<boolean> {
     // Column names come from this fixed map, never from the caller.
     const columns: Record<string, string> = {
       name: 'name',
@@ -305,4 +325,14 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   private readonly patchStatements = new Map<string, Statement>();
+
+  private userByWallet(wallet: string): UserRecord | undefined {
+    const r = this.st.userByWallet.get(wallet.toLowerCase());
+    return r && toUser(r);
+  }
+
+  private userById(id: string): UserRecord | undefined {
+    const r = this.st.userById.get(id);
+    return r && toUser(r);
+  }
 }

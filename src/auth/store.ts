@@ -1,7 +1,8 @@
 /**
- * Persistence port of the auth module. Synchronous on purpose: the AuthService API-key methods
- * are synchronous (src/auth/types.ts) and better-sqlite3 is. A PostgreSQL adapter would need
- * those methods made async first, or a write-through cache in front of it.
+ * Persistence port of the auth module. Every method is async so that a networked database
+ * (PostgreSQL) can implement it; the SQLite adapter answers synchronously underneath. Operations that
+ * must be atomic are single methods (findOrCreateUser, rotateRefreshToken) rather than a transaction
+ * callback, so each adapter chooses how.
  */
 import type { ApiKeyRecord, Role, UserRecord } from './types.js';
 
@@ -18,6 +19,7 @@ export interface NewUser {
 export interface RefreshTokenRow {
   /** sha256 (hex) of the opaque token; the token itself is never stored */
   tokenHash: string;
+  /** the session: every token rotated from one sign-in shares it */
   familyId: string;
   userId: string;
   createdAt: number;
@@ -40,33 +42,35 @@ export interface ApiKeyListFilter {
   now: number;
 }
 
+export type ApiKeyPatch = Partial<Pick<ApiKeyRow, 'name' | 'expiresAt' | 'deletedAt' | 'keyHash' | 'prefix'>> & { updatedAt: number };
+
 export interface AuthStore {
-  /** Creates the tables when missing; safe to run on every start. */
-  migrate(): void;
-  /** Runs `fn` atomically. */
-  transaction<T>(fn: () => T): T;
+  /** Creates or upgrades the tables; safe to run on every start. */
+  migrate(): Promise<void>;
 
-  findUserByWallet(wallet: string): UserRecord | undefined;
-  findUserBySmartAccount?(address: string): UserRecord | undefined;
-  findUserById(id: string): UserRecord | undefined;
-  findUserByExchangeId(exchangeId: number): UserRecord | undefined;
-  /** Inserts the user; the store assigns exchangeId (1, 2, 3, ...). */
-  createUser(user: NewUser): UserRecord;
-  setRole(exchangeId: number, role: Role, now: number): boolean;
+  findUserByWallet(wallet: string): Promise<UserRecord | undefined>;
+  findUserBySmartAccount?(address: string): Promise<UserRecord | undefined>;
+  findUserById(id: string): Promise<UserRecord | undefined>;
+  findUserByExchangeId(exchangeId: number): Promise<UserRecord | undefined>;
+  /** The user of `user.wallet`, inserted atomically when missing (the store assigns exchangeId 1, 2, 3, ...). */
+  findOrCreateUser(user: NewUser): Promise<UserRecord>;
+  setRole(exchangeId: number, role: Role, now: number): Promise<boolean>;
 
-  insertRefreshToken(row: RefreshTokenRow): void;
-  findRefreshToken(tokenHash: string): RefreshTokenRow | undefined;
-  /** Marks an active token rotated; false when it was not active any more (lost a race). */
-  markRefreshTokenRotated(tokenHash: string, now: number): boolean;
-  revokeRefreshFamily(familyId: string, now: number): void;
+  insertRefreshToken(row: RefreshTokenRow): Promise<void>;
+  findRefreshToken(tokenHash: string): Promise<RefreshTokenRow | undefined>;
+  /**
+   * Atomically marks the active token `tokenHash` rotated and inserts its successor `next` (same family);
+   * false, and nothing changed, when the token was not active any more (rotated or revoked: lost a race).
+   */
+  rotateRefreshToken(tokenHash: string, next: RefreshTokenRow, now: number): Promise<boolean>;
+  /** Revokes every token of the family not revoked yet; false when there was none. */
+  revokeRefreshFamily(familyId: string, now: number): Promise<boolean>;
+  /** Sessions revoked after `since` (ms), with their latest revocation time. */
+  revokedFamiliesSince(since: number): Promise<Array<{ familyId: string; userId: string; revokedAt: number }>>;
 
-  insertApiKey(row: ApiKeyRow): void;
-  findApiKeyByHash(keyHash: string): ApiKeyRow | undefined;
-  findApiKey(userId: string, id: string): ApiKeyRow | undefined;
-  listApiKeys(userId: string, filter: ApiKeyListFilter): { list: ApiKeyRow[]; count: number };
-  updateApiKey(
-    userId: string,
-    id: string,
-    patch: Partial<Pick<ApiKeyRow, 'name' | 'expiresAt' | 'deletedAt' | 'keyHash' | 'prefix'>> & { updatedAt: number },
-  ): boolean;
+  insertApiKey(row: ApiKeyRow): Promise<void>;
+  findApiKeyByHash(keyHash: string): Promise<ApiKeyRow | undefined>;
+  findApiKey(userId: string, id: string): Promise<ApiKeyRow | undefined>;
+  listApiKeys(userId: string, filter: ApiKeyListFilter): Promise<{ list: ApiKeyRow[]; count: number }>;
+  updateApiKey(userId: string, id: string, patch: ApiKeyPatch): Promise<boolean>;
 }

@@ -3,11 +3,16 @@
 export type Role = 'user' | 'admin';
 
 /**
- * What an API key or OAuth grant may do (docs/security/scopes.md). Routes declare the one they need; a wallet
- * session (access JWT) holds them all.
+ * What a credential may do (docs/security/scopes.md): `read` account data, `trade` (orders, positions,
+ * TpSl), `withdraw` funds, manage the `account` (profile, API keys). Routes declare the one they need; a
+ * wallet session (access JWT) holds them all; API keys and OAuth grants hold the ones they were given.
  */
-export type Scope = 'read' | 'trade' | 'withdraw' | 'account';
-export const SCOPES: readonly Scope[] = ['read', 'trade', 'withdraw', 'account'];
+export const SCOPES = Object.freeze(['read', 'trade', 'withdraw', 'account'] as const);
+export type Scope = (typeof SCOPES)[number];
+
+export function isScope(value: unknown): value is Scope {
+  return typeof value === 'string' && (SCOPES as readonly string[]).includes(value);
+}
 
 export interface UserRecord {
   /** uuid */
@@ -36,13 +41,27 @@ export interface AuthContext {
   user: UserRecord;
   /** how the request authenticated */
   via: 'access-token' | 'api-key' | 'oauth-grant';
-  /**
-   * API keys and OAuth grants: what the credential may do. Ignored for access tokens (a wallet session may do
-   * everything); an API key without it has the default scopes (src/api/scopes.ts).
-   */
-  scopes?: readonly Scope[];
+  /** what this credential may do: all scopes for an access token, the key's or grant's own otherwise */
+  scopes: readonly Scope[];
+  /** access tokens only: the session (refresh-token family) the token belongs to */
+  sessionId?: string;
   /** api-key: the key's id; oauth-grant: the grant's id. Per-credential rate budgets are counted under it. */
   credentialId?: string;
+}
+
+/** Verified access token: its user, expiry (ms) and session (refresh-token family id). */
+export interface VerifiedAccessToken {
+  user: UserRecord;
+  expiresAt: number;
+  sessionId: string;
+}
+
+/** A session was revoked (logout, refresh-token reuse): its access tokens are refused from now on. */
+export interface SessionRevoked {
+  sessionId: string;
+  userId: string;
+  /** ms */
+  revokedAt: number;
 }
 
 export interface TokenPair {
@@ -77,34 +96,49 @@ export interface ApiKeyRecord {
   updatedAt: number;
   expiresAt: number | null;
   deletedAt: number | null;
+  scopes: Scope[];
+}
+
+export interface ApiKeyBody {
+  name?: string;
+  expiresAt?: string | null;
+  /** create only; default read + trade */
+  scopes?: string[];
 }
 
 export interface AuthService {
   /** A sign-in nonce for `client` (the caller's IP: outstanding nonces per client are capped). */
   issueNonce(client?: string): { nonce: string };
-  /** SIWE sign-in; first sign-in creates the user. Throws AuthError. */
+  /** SIWE sign-in; first sign-in creates the user (and a session). Throws AuthError. */
   signIn(body: SignInBody): Promise<{ user: UserRecord; token: TokenPair }>;
   /** Rotates the refresh token. Throws AuthError(401) for an inactive/reused/expired token. */
   refresh(refreshToken: string): Promise<{ user: UserRecord; token: TokenPair }>;
+  /**
+   * Ends the session of `token` (an access token or a refresh token of it): its refresh tokens are
+   * revoked and its access tokens refused at once. Throws AuthError(401) for a token of no session.
+   */
+  logout(token: string): Promise<void>;
+  /** Calls `listener` for each revoked session (here or, later, on another node); returns an unsubscribe. */
+  onRevoked?(listener: (event: SessionRevoked) => void): () => void;
   /** From request headers: `authorization: Bearer <access JWT>` or `x-api-key`. null when missing/invalid. */
   authenticate(headers: { authorization?: string; 'x-api-key'?: string | string[] }): Promise<AuthContext | null>;
   /**
-   * authenticate()'s answer when it can be given without waiting (a token verified before, an API key, a
-   * malformed header); undefined when only authenticate() can tell (a token not verified yet). Optional:
-   * callers fall back to authenticate().
+   * authenticate()'s answer when it can be given without waiting (a token or API key seen recently, a
+   * malformed header); undefined when only authenticate() can tell. Optional: callers fall back to authenticate().
    */
   authenticateNow?(headers: { authorization?: string; 'x-api-key'?: string | string[] }): AuthContext | null | undefined;
-  /** Verifies an access JWT (real-time private channels); returns the user and the token's expiry (ms). */
-  verifyAccessToken(token: string): Promise<{ user: UserRecord; expiresAt: number } | null>;
-  getUserByExchangeId(exchangeId: number): UserRecord | undefined;
-  getUserById(id: string): UserRecord | undefined;
+  /** Verifies an access JWT (real-time private channels); null when invalid, expired or its session revoked. */
+  verifyAccessToken(token: string): Promise<VerifiedAccessToken | null>;
+  getUserByExchangeId(exchangeId: number): Promise<UserRecord | undefined>;
+  getUserById(id: string): Promise<UserRecord | undefined>;
   /** The user whose wallet or smart account is `address` (case-insensitive). */
-  findUserByAddress?(address: string): UserRecord | undefined;
+  findUserByAddress?(address: string): Promise<UserRecord | undefined>;
 
-  // deprecated API keys
-  createApiKey(userId: string, body: { name?: string; expiresAt?: string | null }): { apiKey: ApiKeyRecord; key: string };
-  listApiKeys(userId: string, opts: { withDeleted: boolean; withExpired: boolean; limit: number; offset: number }): { list: ApiKeyRecord[]; count: number };
-  updateApiKey(userId: string, apiKeyId: string, body: { name?: string; expiresAt?: string | null }): void;
-  deleteApiKey(userId: string, apiKeyId: string): void;
-  regenerateApiKey(userId: string, apiKeyId: string): { apiKey: ApiKeyRecord; key: string };
+  // deprecated API keys. `caller`: the scopes of the request's credential; a key it regenerates or updates
+  // must not be wider (the route checks a new key's requested scopes before the body is read).
+  createApiKey(userId: string, body: ApiKeyBody): Promise<{ apiKey: ApiKeyRecord; key: string }>;
+  listApiKeys(userId: string, opts: { withDeleted: boolean; withExpired: boolean; limit: number; offset: number }): Promise<{ list: ApiKeyRecord[]; count: number }>;
+  updateApiKey(userId: string, apiKeyId: string, body: ApiKeyBody, caller?: readonly Scope[]): Promise<void>;
+  deleteApiKey(userId: string, apiKeyId: string): Promise<void>;
+  regenerateApiKey(userId: string, apiKeyId: string, caller?: readonly Scope[]): Promise<{ apiKey: ApiKeyRecord; key: string }>;
 }

@@ -75,16 +75,6 @@ function unverifiedExpiryMs(token: string): number | undefined {
 }
 
 /**
- * The login session a verified access token belongs to, for RealtimeServer.endSession: read from the auth
- * service's `sessionId` when its verified token carries one; none otherwise (the subscription then ends only
- * when the token expires).
- */
-function sessionOf(verified: object): { sessionId?: string } {
-  const sessionId = (verified as { sessionId?: unknown }).sessionId;
-  return typeof sessionId === 'string' ? { sessionId } : {};
-}
-
-/**
  * Per-key clock for comparison fields that must strictly increase per entity as the public client keys the
  * entity, where the engine's own times can repeat: the trades of an instrument (the fills of one command share
  * its time; the client keeps the last trade time per instrument) and a user's position on an instrument (a
@@ -342,7 +332,8 @@ export class ExchangeChannels {
         if (verified.user.exchangeId !== p.exchangeId) {
           return { allowed: false, code: ErrorCode.permissionDenied, message: 'permission denied' };
         }
-        return { allowed: true, expiresAt: verified.expiresAt, ...sessionOf(verified) };
+        // The session lets RealtimeServer.endSession end this subscription when the session is revoked.
+        return { allowed: true, expiresAt: verified.expiresAt, sessionId: verified.sessionId };
       }
     }
   };

@@ -1,7 +1,7 @@
 /** User, session, API-key and account-event records. */
 import { Type, type Static } from '@sinclair/typebox';
-import type { ApiKeyRecord, TokenPair, UserRecord } from '../auth/types.js';
-import { IsoTime, Nullable, iso, isoOrNull } from './common.js';
+import { SCOPES, type ApiKeyRecord, type TokenPair, type UserRecord } from '../auth/types.js';
+import { IsoTime, Nullable, StringEnum, iso, isoOrNull } from './common.js';
 
 /** GET /api/user/me (wire contract list). */
 export const UserWireRecord = Type.Object({
@@ -68,6 +68,10 @@ export function toAccountEvent(userId: number, marginCall: boolean, updatedAt: n
   return { user: String(userId), marginCall, updatedAt: iso(updatedAt) };
 }
 
+export const ScopeSchema = StringEnum(SCOPES, {
+  description: 'read: account data; trade: orders, positions, TpSl; withdraw: withdrawals; account: profile and API keys',
+});
+
 export const ApiKeyWireRecord = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -76,6 +80,7 @@ export const ApiKeyWireRecord = Type.Object({
   updatedAt: IsoTime,
   expiresAt: Nullable(IsoTime),
   deletedAt: Nullable(IsoTime),
+  scopes: Type.Array(ScopeSchema, { description: 'what requests with this key may do' }),
 }, { description: 'API key (the key itself is only returned on create/regenerate)' });
 export type ApiKeyWireRecord = Static<typeof ApiKeyWireRecord>;
 
@@ -86,7 +91,7 @@ export type ApiKeyCreatedRecord = Static<typeof ApiKeyCreatedRecord>;
 export function toApiKey(k: ApiKeyRecord): ApiKeyWireRecord {
   return {
     id: k.id, name: k.name, prefix: k.prefix, createdAt: iso(k.createdAt), updatedAt: iso(k.updatedAt),
-    expiresAt: isoOrNull(k.expiresAt), deletedAt: isoOrNull(k.deletedAt),
+    expiresAt: isoOrNull(k.expiresAt), deletedAt: isoOrNull(k.deletedAt), scopes: [...k.scopes],
   };
 }
 

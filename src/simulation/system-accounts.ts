@@ -15,7 +15,7 @@ import type { ExchangeEngine } from '../engine/api.js';
 export const DEMO_WALLET_FILE = 'demo-wallet.json';
 
 export interface UserDirectory {
-  ensureUser(wallet: string): UserRecord;
+  ensureUser(wallet: string): Promise<UserRecord>;
 }
 
 /** Address of market maker `i`: the last 20 bytes of keccak256("perpx:market-maker:<i>"). */
@@ -41,7 +41,7 @@ export async function fundAccount(engine: ExchangeEngine, submit: Submit, userId
 export async function setUpMarketMakers(users: UserDirectory, engine: ExchangeEngine, submit: Submit, count: number, funds: string): Promise<number[]> {
   const ids: number[] = [];
   for (let i = 0; i < count; i++) {
-    const user = users.ensureUser(marketMakerAddress(i));
+    const user = await users.ensureUser(marketMakerAddress(i));
     await fundAccount(engine, submit, user.exchangeId, funds);
     ids.push(user.exchangeId);
   }
@@ -66,7 +66,7 @@ export async function setUpDemoWallet(dataDir: string, users: UserDirectory, eng
     await writeFile(path, JSON.stringify({ privateKey, note: 'demo wallet: test funds only' }, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
   }
   const wallet = new Wallet(privateKey);
-  const user = users.ensureUser(wallet.address);
+  const user = await users.ensureUser(wallet.address);
   await fundAccount(engine, submit, user.exchangeId, funds);
   return { address: wallet.address, privateKey, exchangeId: user.exchangeId };
 }

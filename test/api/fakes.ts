@@ -1,5 +1,5 @@
 /** Small fakes of the engine, auth, verifier and read store, enough to drive the gateway with app.inject. */
-import { AuthError, type ApiKeyRecord, type AuthContext, type AuthService, type UserRecord } from '../../src/auth/types.js';
+import { AuthError, SCOPES, type ApiKeyRecord, type AuthContext, type AuthService, type UserRecord } from '../../src/auth/types.js';
 import { DEMO_INSTRUMENTS, type InstrumentConfig } from '../../src/domain/instrument.js';
 import { orderIdPrefix } from '../../src/domain/order-id.js';
 import type { ExchangeEngine } from '../../src/engine/api.js';
@@ -114,22 +114,23 @@ export class FakeAuth implements AuthService {
     return { user: USER, token: { accessToken: ACCESS, refreshToken: REFRESH } };
   }
   async authenticate(h: { authorization?: string; 'x-api-key'?: string | string[] }): Promise<AuthContext | null> {
-    if (h.authorization === `Bearer ${ACCESS}`) return { user: USER, via: 'access-token' };
-    if (h['x-api-key'] === API_KEY) return { user: USER, via: 'api-key' };
+    if (h.authorization === `Bearer ${ACCESS}`) return { user: USER, via: 'access-token', scopes: SCOPES, sessionId: 'session-1' };
+    if (h['x-api-key'] === API_KEY) return { user: USER, via: 'api-key', scopes: ['read', 'trade'] };
     return null;
   }
+  async logout(token: string) { if (token !== ACCESS && token !== REFRESH) throw new AuthError(401, 'invalid_token', 'Not a session token'); }
   async verifyAccessToken() { return null; }
-  getUserByExchangeId() { return USER; }
-  getUserById() { return USER; }
-  createApiKey(_u: string, body: { name?: string }) {
-    const apiKey: ApiKeyRecord = { id: '00000000-0000-4000-8000-000000000001', name: body.name ?? '', prefix: 'k_abc', createdAt: NOW, updatedAt: NOW, expiresAt: null, deletedAt: null };
+  async getUserByExchangeId() { return USER; }
+  async getUserById() { return USER; }
+  async createApiKey(_u: string, body: { name?: string }) {
+    const apiKey: ApiKeyRecord = { id: '00000000-0000-4000-8000-000000000001', name: body.name ?? '', prefix: 'k_abc', createdAt: NOW, updatedAt: NOW, expiresAt: null, deletedAt: null, scopes: ['read', 'trade'] };
     this.keys.push(apiKey);
     return { apiKey, key: 'k_abcdef' };
   }
-  listApiKeys() { return { list: this.keys, count: this.keys.length }; }
-  updateApiKey() {}
-  deleteApiKey(_u: string, id: string) { if (!this.keys.some((k) => k.id === id)) throw new AuthError(404, 'API_KEY_NOT_FOUND', 'API key not found'); }
-  regenerateApiKey(u: string) { return this.createApiKey(u, { name: 'regen' }); }
+  async listApiKeys() { return { list: this.keys, count: this.keys.length }; }
+  async updateApiKey() {}
+  async deleteApiKey(_u: string, id: string) { if (!this.keys.some((k) => k.id === id)) throw new AuthError(404, 'API_KEY_NOT_FOUND', 'API key not found'); }
+  async regenerateApiKey(u: string) { return this.createApiKey(u, { name: 'regen' }); }
 }
 
 /** Recovers WALLET (lower-case) for GOOD_SIG, another address for any other well-formed signature. */

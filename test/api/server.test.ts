@@ -338,12 +338,20 @@ describe('gateway routes', () => {
     assertError(await app.inject({ method: 'POST', url: '/auth/refresh' }), 401, 'UNAUTHORIZED');
   });
 
+  test('logout: the session token in the bearer header, empty JSON body accepted; no or a foreign token → 401', async () => {
+    const res = await app.inject({ method: 'POST', url: '/auth/logout', headers: { authorization: `Bearer ${ACCESS}`, 'content-type': 'application/json' } });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json(), {});
+    assertError(await app.inject({ method: 'POST', url: '/auth/logout', headers: { authorization: 'Bearer old' } }), 401, 'invalid_token');
+    assertError(await app.inject({ method: 'POST', url: '/auth/logout' }), 401, 'UNAUTHORIZED');
+  });
+
   test('OpenAPI document lists every route; docs served', async () => {
     const res = await app.inject({ method: 'GET', url: '/openapi.json' });
     assert.equal(res.statusCode, 200);
     const doc = res.json();
     assert.match(doc.openapi, /^3\./);
-    for (const r of [...VALID, { method: 'POST', route: '/auth/refresh' } as Req]) {
+    for (const r of [...VALID, { method: 'POST', route: '/auth/refresh' } as Req, { method: 'POST', route: '/auth/logout' } as Req]) {
       assert.ok(doc.paths[r.route]?.[r.method.toLowerCase()], `missing ${r.method} ${r.route}`);
     }
     const docs = await app.inject({ method: 'GET', url: '/docs/' });

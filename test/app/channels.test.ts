@@ -27,7 +27,7 @@ function setup() {
     engine,
     publish: (c, d) => void sent.push([c, d]),
     auth: {
-      verifyAccessToken: async (t: string) => (t === 'good' ? { user: USER, expiresAt: 123 } : null),
+      verifyAccessToken: async (t: string) => (t === 'good' ? { user: USER, expiresAt: 123, sessionId: 'session-1' } : null),
     },
     bookIntervalMs: 10,
   });
@@ -43,12 +43,12 @@ describe('realtime channels mapping', () => {
     assert.equal(parseChannel(ENV, `other:info`).kind, 'unknown');
   });
 
-  test('authorize: public, owner, other user, expired, unknown', async () => {
+  test('authorize: public, owner (with the token\'s session), other user, expired, unknown', async () => {
     const { ch } = setup();
     assert.deepEqual(await ch.authorize(`${ENV}:instruments`, undefined, client), { allowed: true });
     assert.deepEqual(await ch.authorize(`${ENV}:trade-BTCUSDT`, undefined, client), { allowed: true });
     assert.equal((await ch.authorize(`${ENV}:trade-NOPE`, undefined, client) as { code: number }).code, 102);
-    assert.deepEqual(await ch.authorize(`${ENV}:order-${USER.exchangeId}`, { accessToken: 'good' }, client), { allowed: true, expiresAt: 123 });
+    assert.deepEqual(await ch.authorize(`${ENV}:order-${USER.exchangeId}`, { accessToken: 'good' }, client), { allowed: true, expiresAt: 123, sessionId: 'session-1' });
     assert.equal((await ch.authorize(`${ENV}:order-999`, { accessToken: 'good' }, client) as { code: number }).code, 103);
     assert.equal((await ch.authorize(`${ENV}:order-7`, {}, client) as { code: number }).code, 103);
     const expired = await ch.authorize(`${ENV}:order-7`, { accessToken: jwt(1) }, client);

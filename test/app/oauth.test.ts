@@ -7,8 +7,8 @@ import { Bot, CHAIN_ID, DOMAIN, assertError, http, ok, startTestExchange, type T
 
 const CONSENT = { 'Oauth consent': [{ name: 'oauthRequestId', type: 'string' }] };
 
-function grantAdmin(X: TestExchange, exchangeId: number): void {
-  X.ex.auth.setRole(exchangeId, 'admin');
+async function grantAdmin(X: TestExchange, exchangeId: number): Promise<void> {
+  await X.ex.auth.setRole(exchangeId, 'admin');
 }
 
 describe('oauth', () => {
@@ -25,7 +25,7 @@ describe('oauth', () => {
   before(async () => {
     X = await startTestExchange();
     [admin, A, B] = await Promise.all([new Bot(X.url).signIn(), new Bot(X.url).signIn(), new Bot(X.url).signIn()]);
-    grantAdmin(X, admin.exchangeId);
+    await grantAdmin(X, admin.exchangeId);
   });
   after(async () => {
     await X?.stop();

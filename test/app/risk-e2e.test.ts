@@ -20,7 +20,7 @@ describe('risk lifecycle over HTTP', () => {
 
     // Index push is admin-only.
     assertError(await admin.post('/api/admin/index-price', { instrument: 'BTCUSDT', price: '99000' }), 403, 'FORBIDDEN');
-    t.ex.auth.setRole(admin.exchangeId, 'admin');
+    await t.ex.auth.setRole(admin.exchangeId, 'admin');
     const push = async (price: string) => ok(await admin.post('/api/admin/index-price', { instrument: 'BTCUSDT', price }), `push ${price}`);
     assertError(await admin.post('/api/admin/index-price', { instrument: 'NOPE', price: '1' }), 404);
     assertError(await admin.post('/api/admin/index-price', { instrument: 'BTCUSDT', price: '-5' }), 400);

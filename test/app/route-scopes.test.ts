@@ -17,7 +17,7 @@ const PUBLIC = new Set([
   'GET /api/market/:instrument/recent-trades', 'GET /api/user/sign-up/:wallet/check', 'GET /api/user/sign-up/quota',
   'GET /api/public/yield/apr', 'GET /api/public/statistics/total', 'GET /api/public/statistics/online-users',
   'GET /api/public/statistics/charts', 'GET /api/trade/signal/:id', 'GET /api/mobile-app/blocked-version', 'GET /api/oauth',
-  'POST /api/oauth/deny', 'POST /api/oauth/token', 'GET /auth/nonce', 'POST /auth/user/sign-up', 'POST /auth/refresh',
+  'POST /api/oauth/deny', 'POST /api/oauth/token', 'GET /auth/nonce', 'POST /auth/user/sign-up', 'POST /auth/refresh', 'POST /auth/logout',
   'GET /metrics', 'GET /openapi.json',
 ]);
 const isDocs = (url: string) => url === '/docs' || url.startsWith('/docs/');

@@ -19,7 +19,7 @@ describe('order ids of the exchange\'s own orders cannot be taken by a client', 
     X = await startTestExchange();
     [A, B, admin] = await Promise.all([new Bot(X.url).signIn(), new Bot(X.url).signIn(), new Bot(X.url).signIn()]);
     await Promise.all([A.faucet(), B.faucet()]);
-    X.ex.auth.setRole(admin.exchangeId, 'admin');
+    await X.ex.auth.setRole(admin.exchangeId, 'admin');
     ok(await admin.post('/api/admin/index-price', { instrument: 'BTCUSDT', price: '100000' }), 'index');
   });
   after(async () => {

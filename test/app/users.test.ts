@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { Bot, assertError, eventually, http, ok, startTestExchange, type TestExchange } from './client.js';
 
 /** The operator action (src/auth setRole) applied to the running exchange's auth database. */
-function grantAdmin(X: TestExchange, exchangeId: number): void {
-  X.ex.auth.setRole(exchangeId, 'admin');
+async function grantAdmin(X: TestExchange, exchangeId: number): Promise<void> {
+  await X.ex.auth.setRole(exchangeId, 'admin');
 }
 
 describe('users and profile', () => {
@@ -181,7 +181,7 @@ describe('users and profile', () => {
     const check = async (platform: string, version: string) => ok(await http(X.url, 'GET', `/api/mobile-app/blocked-version?platform=${platform}&version=${version}`));
     assert.equal((await check('ios', '1.2.0')).blocked, false, 'refused writes changed nothing');
 
-    grantAdmin(X, A.exchangeId);
+    await grantAdmin(X, A.exchangeId);
     assert.equal(ok(await A.get('/api/user/me')).role, 'admin');
     const saved = ok(await A.put(`/api/mobile-app/blocked-version/${id}`, rule));
     assert.equal(saved.id, id);

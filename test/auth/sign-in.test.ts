@@ -54,12 +54,12 @@ test('full sign-in as the public client; first sign-in creates the user, later o
 
     const other = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
     assert.equal(other.user.exchangeId, 2);
-    assert.equal(auth.getUserByExchangeId(2)?.id, other.user.id);
-    assert.equal(auth.getUserById(first.user.id)?.exchangeId, 1);
+    assert.equal((await auth.getUserByExchangeId(2))?.id, other.user.id);
+    assert.equal((await auth.getUserById(first.user.id))?.exchangeId, 1);
 
-    const admin = auth.setRole(2, 'admin');
+    const admin = await auth.setRole(2, 'admin');
     assert.equal(admin.role, 'admin');
-    assert.throws(() => auth.setRole(99, 'admin'), AuthError);
+    await assert.rejects(auth.setRole(99, 'admin'), AuthError);
   } finally {
     cleanup();
   }

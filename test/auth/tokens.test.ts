@@ -83,10 +83,13 @@ test('tampered, foreign-key, alg:none, wrong typ and wrong issuer tokens are ref
     const ours = await importJWK(jwk, 'ES256');
     const sign = (claims: Record<string, unknown>) =>
       new SignJWT(claims).setProtectedHeader({ alg: 'ES256' }).setSubject(user.id).setIssuedAt().setExpirationTime('5m');
-    assert.equal(await auth.verifyAccessToken(await sign({ exid: user.exchangeId, typ: 'refresh' }).setIssuer('perpx').sign(ours)), null);
-    assert.equal(await auth.verifyAccessToken(await sign({ exid: user.exchangeId, typ: 'access' }).setIssuer('someone').sign(ours)), null);
+    const sid = payload.sid;
+    assert.equal(await auth.verifyAccessToken(await sign({ exid: user.exchangeId, sid, typ: 'refresh' }).setIssuer('perpx').sign(ours)), null);
+    assert.equal(await auth.verifyAccessToken(await sign({ exid: user.exchangeId, sid, typ: 'access' }).setIssuer('someone').sign(ours)), null);
+    // no session id: a token that could never be revoked is not accepted
+    assert.equal(await auth.verifyAccessToken(await sign({ exid: user.exchangeId, typ: 'access' }).setIssuer('perpx').sign(ours)), null);
     // control: a correctly minted token with that key passes
-    assert.ok(await auth.verifyAccessToken(await sign({ exid: user.exchangeId, typ: 'access' }).setIssuer('perpx').sign(ours)));
+    assert.ok(await auth.verifyAccessToken(await sign({ exid: user.exchangeId, sid, typ: 'access' }).setIssuer('perpx').sign(ours)));
   } finally {
     cleanup();
   }
@@ -170,7 +173,7 @@ test('verified tokens and users are cached, but a role change shows at once and 
     const bearer = { authorization: `Bearer ${token.accessToken}` };
     assert.equal((await auth.authenticate(bearer))?.user.role, 'user');
     // Served from the caches now: a role change through the service must still be visible immediately.
-    auth.setRole(user.exchangeId, 'admin');
+    await auth.setRole(user.exchangeId, 'admin');
     assert.equal((await auth.authenticate(bearer))?.user.role, 'admin');
     // A user edited behind the service's back (another process) shows within the user TTL.
     db.prepare("UPDATE auth_users SET role = 'user' WHERE id = ?").run(user.id);

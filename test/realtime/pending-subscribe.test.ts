@@ -35,7 +35,7 @@ describe('a subscribe being authorized serves nothing (slow authorizer)', () => 
       publish: () => undefined,
       auth: {
         verifyAccessToken: async (t: string) =>
-          t in TOKENS ? { user: { ...USER, exchangeId: TOKENS[t] }, expiresAt: Date.now() + 60_000 } : null,
+          t in TOKENS ? { user: { ...USER, exchangeId: TOKENS[t] }, expiresAt: Date.now() + 60_000, sessionId: `session-${t}` } : null,
       },
     });
     const authorize: Authorize = async (channel, data, client) => {

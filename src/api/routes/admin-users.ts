@@ -41,8 +41,8 @@ export function adminUserRoutes(ctx: RouteContext) {
     const security = OPERATOR_SECURITY;
     const admin = ctx.admin;
     if (!admin) return;
-    const userOr404 = (exchangeId: number): UserRecord => {
-      const user = ctx.auth.getUserByExchangeId(exchangeId);
+    const userOr404 = async (exchangeId: number): Promise<UserRecord> => {
+      const user = await ctx.auth.getUserByExchangeId(exchangeId);
       if (!user) throw notFound('USER_NOT_FOUND', `No user with exchangeId ${exchangeId}`);
       return user;
     };
@@ -51,7 +51,7 @@ export function adminUserRoutes(ctx: RouteContext) {
       schema: { tags, security, summary: 'A user with balances and positions', params: UserParams, response: { 200: OperatorUser, ...errors } },
     }, async (req) => {
       const { exchangeId } = req.params as Static<typeof UserParams>;
-      const user = userOr404(exchangeId);
+      const user = await userOr404(exchangeId);
       const account = ctx.engine.account(exchangeId);
       return {
         user: toUser(user, account.marginCall),
@@ -68,7 +68,7 @@ export function adminUserRoutes(ctx: RouteContext) {
       },
     }, async (req) => {
       const { exchangeId } = req.params as Static<typeof UserParams>;
-      userOr404(exchangeId);
+      await userOr404(exchangeId);
       const amount = A.money('amount', (req.body as Static<typeof DepositBody>).amount, 'down');
       const transferId = ctx.newId();
       await execute(ctx.submit, { kind: 'funds.deposit', userId: exchangeId, amount: amount.toString(), transferId });
@@ -79,11 +79,11 @@ export function adminUserRoutes(ctx: RouteContext) {
       schema: { tags, security, summary: 'Grant or withdraw the admin role', params: UserParams, body: RoleBody, response: { 200: RoleReply, ...errors } },
     }, async (req) => {
       const { exchangeId } = req.params as Static<typeof UserParams>;
-      userOr404(exchangeId);
+      await userOr404(exchangeId);
       if (req.operator?.via === 'admin-user' && req.operator.exchangeId === exchangeId) {
         throw new ApiError(409, 'OWN_ROLE', 'An admin cannot change their own role; use the operator token');
       }
-      const user = admin.setRole(exchangeId, (req.body as Static<typeof RoleBody>).role);
+      const user = await admin.setRole(exchangeId, (req.body as Static<typeof RoleBody>).role);
       return { exchangeId: user.exchangeId, wallet: user.wallet, role: user.role };
     });
 
@@ -92,7 +92,7 @@ export function adminUserRoutes(ctx: RouteContext) {
     }, async (req) => {
       const { exchangeId, kind } = req.params as Static<typeof HistoryParams>;
       const q = req.query as Static<typeof HistoryQuery>;
-      userOr404(exchangeId);
+      await userOr404(exchangeId);
       const store = ctx.readStore;
       if (!store) throw new ApiError(503, 'NO_READ_MODEL', 'History is not available on this server');
       const offset = q.offset ?? 0;

@@ -1,7 +1,7 @@
 /** Sign-in routes ({auth_url}): nonce, SIWE sign-up/sign-in, refresh, balance. May run on their own port. */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { ErrorBody } from '../../records/common.js';
+import { EmptyResponse, ErrorBody } from '../../records/common.js';
 import { NonceRecord, SessionRecord, toSession } from '../../records/user.js';
 import type { SignInBody as SignIn } from '../../auth/types.js';
 import { ipKey } from '../client-ip.js';
@@ -34,6 +34,21 @@ export function authRoutes(ctx: RouteContext) {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
       if (!m) throw unauthorized('Missing refresh token: send Authorization: Bearer <refreshToken>');
       return toSession(await ctx.auth.refresh(m[1]));
+    });
+
+    app.post('/auth/logout', {
+      schema: {
+        tags, security: [{ bearerAuth: [] }], response: { 200: EmptyResponse, ...errors },
+        summary: 'End the session: Authorization: Bearer <accessToken or refreshToken>',
+        description: 'Revokes every refresh token of the session and refuses its access tokens at once (REST and '
+          + 'real-time: its private subscriptions end). Other sessions of the user are unaffected. Logging out '
+          + 'of a session already ended answers 200 too, as long as the token is one the session was issued.',
+      },
+    }, async (req) => {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+      if (!m) throw unauthorized('Missing token: send Authorization: Bearer <accessToken or refreshToken>');
+      await ctx.auth.logout(m[1]);
+      return {};
     });
 
     app.get('/auth/user/balance', { config: { auth: true, scope: 'read' }, schema: { tags, summary: 'Balances', ...balanceSchema } }, balanceHandler(ctx));

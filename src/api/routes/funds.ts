@@ -142,7 +142,7 @@ export function fundsRoutes(ctx: RouteContext) {
     }, async (req) => {
       const { target } = req.query as { target: string };
       if (!ctx.auth.findUserByAddress) throw badRequest('UNSUPPORTED', 'Address lookup is not available on this server');
-      const user = ctx.auth.findUserByAddress(target);
+      const user = await ctx.auth.findUserByAddress(target);
       if (!user) throw notFound('ACCOUNT_NOT_FOUND', `No account for address ${target}`);
       // Anyone signed in may look up any address: another user's email stays private.
       return { smartAccountAddress: user.smartAccountAddress, email: user.id === userOf(req).id ? user.email : null };

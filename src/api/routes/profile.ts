@@ -53,8 +53,8 @@ const forbidden = (message: string) => new ApiError(403, 'FORBIDDEN', message);
 
 export function profileRoutes(ctx: RouteContext, accounts: AccountServices) {
   const { profiles } = accounts;
-  const currentUser = (id: string) => {
-    const u = ctx.auth.getUserById(id);
+  const currentUser = async (id: string) => {
+    const u = await ctx.auth.getUserById(id);
     if (!u) throw notFound('USER_NOT_FOUND', 'User not found');
     return toUser(u, ctx.engine.account(u.exchangeId).marginCall);
   };
@@ -118,7 +118,7 @@ export function profileRoutes(ctx: RouteContext, accounts: AccountServices) {
       config: { auth: true, scope: 'read' },
       schema: { tags, summary: 'Whether your profile has an image', response: { 200: UserImageStateRecord, ...errors } },
     }, async (req) => {
-      const me = ctx.auth.getUserById(userOf(req).id);
+      const me = await ctx.auth.getUserById(userOf(req).id);
       const avatar = me?.avatar ?? null;
       return { hasImage: avatar !== null, avatar };
     });

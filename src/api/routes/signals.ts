@@ -66,7 +66,7 @@ export function signalRoutes(ctx: RouteContext, accounts: AccountServices) {
     }, async (req) => {
       const signal = signals.get((req.params as Static<typeof SignalParams>).id);
       if (!signal) throw notFound('SIGNAL_NOT_FOUND', 'Trade signal not found');
-      const author = ctx.auth.getUserById(signal.userId);
+      const author = await ctx.auth.getUserById(signal.userId);
       return { ...toTradeSignal(signal), author: { authId: author?.authId ?? '', name: author?.name ?? null, avatar: author?.avatar ?? null } };
     });
   };

@@ -2,18 +2,25 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { EmptyResponse, ErrorBody, Nullable } from '../../records/common.js';
-import { ApiKeyCreatedRecord, ApiKeyWireRecord, UserWireRecord, toApiKey, toApiKeyCreated, toUser } from '../../records/user.js';
-import { SCOPES, type Scope } from '../../auth/types.js';
+import { ApiKeyCreatedRecord, ApiKeyWireRecord, ScopeSchema, UserWireRecord, toApiKey, toApiKeyCreated, toUser } from '../../records/user.js';
 import { userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
-import { DEFAULT_API_KEY_SCOPES, requestedKeyScopes, requireScopesToMint } from '../scopes.js';
+import { requestedKeyScopes, requireScopesToMint } from '../scopes.js';
 import { Body, Limit, Offset, YesFlag } from '../schemas.js';
 
 const errors = { '4xx': ErrorBody };
-const ApiKeyBody = Body({
+const apiKeyFields = {
   name: Type.Optional(Type.String({ maxLength: 100 })),
   expiresAt: Type.Optional(Nullable(Type.String({ maxLength: 40, description: 'ISO 8601' }))),
-}, 'ApiKeyCreateBody / ApiKeyUpdateBody');
+};
+const ApiKeyCreateBody = Body({
+  ...apiKeyFields,
+  scopes: Type.Optional(Type.Array(ScopeSchema, {
+    minItems: 1, maxItems: 4,
+    description: 'what the key may do; default read and trade. No more than the credential creating it may do.',
+  })),
+}, 'ApiKeyCreateBody');
+const ApiKeyBody = Body(apiKeyFields, 'ApiKeyUpdateBody (scopes are fixed at creation)');
 const ApiKeyParams = Type.Object({
   apiKeyId: Type.String({ pattern: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$', description: 'uuid' }),
 });
@@ -33,13 +40,6 @@ export function userRoutes(ctx: RouteContext) {
     });
 
     const tags = ['api-key (deprecated)'];
-    // The scopes of one of the caller's keys; all of them when it is not among the first 1000 (fail closed).
-    const scopesOfKey = (userId: string, apiKeyId: string) => (): readonly Scope[] => {
-      const key = ctx.auth.listApiKeys(userId, { withDeleted: false, withExpired: true, limit: 1000, offset: 0 }).list
-        .find((k) => k.id.toLowerCase() === apiKeyId.toLowerCase()) as { scopes?: readonly Scope[] } | undefined;
-      return key ? key.scopes ?? DEFAULT_API_KEY_SCOPES : SCOPES;
-    };
-
     app.get('/api/user/api-key', {
       config: { auth: true, scope: 'account' },
       schema: {
@@ -48,26 +48,24 @@ export function userRoutes(ctx: RouteContext) {
       },
     }, async (req) => {
       const q = req.query as Static<typeof ApiKeyListQuery>;
-      const r = ctx.auth.listApiKeys(userOf(req).id, { withDeleted: flag(q.withDeleted), withExpired: flag(q.withExpired), limit: q.limit ?? 50, offset: q.offset ?? 0 });
+      const r = await ctx.auth.listApiKeys(userOf(req).id, { withDeleted: flag(q.withDeleted), withExpired: flag(q.withExpired), limit: q.limit ?? 50, offset: q.offset ?? 0 });
       return { list: r.list.map(toApiKey), count: r.count };
     });
 
     app.post('/api/user/api-key', {
       config: { auth: true, scope: 'account' },
-      schema: { tags, summary: 'Create an API key (the key is returned once)', body: ApiKeyBody, response: { 200: ApiKeyCreatedRecord, ...errors } },
+      schema: { tags, summary: 'Create an API key (the key is returned once)', body: ApiKeyCreateBody, response: { 200: ApiKeyCreatedRecord, ...errors } },
       // Refusals come before any body check.
       preValidation: async (req) => requireScopesToMint(req, () => requestedKeyScopes(req.body)),
-    }, async (req) => toApiKeyCreated(ctx.auth.createApiKey(userOf(req).id, (req.body ?? {}) as Static<typeof ApiKeyBody>)));
+    }, async (req) => toApiKeyCreated(await ctx.auth.createApiKey(userOf(req).id, (req.body ?? {}) as Static<typeof ApiKeyCreateBody>)));
 
     app.put('/api/user/api-key/:apiKeyId', {
       config: { auth: true, scope: 'account' },
+      // Scopes are fixed at creation (the body refuses them). An API key may not re-date or rename a key
+      // wider than itself: the service checks the caller's scopes against the key's.
       schema: { tags, summary: 'Update an API key', params: ApiKeyParams, body: ApiKeyBody, response: { 200: EmptyResponse, ...errors } },
-      // Only a change of scopes mints anything; renaming or re-dating a key does not.
-      preValidation: async (req) => {
-        if ((req.body as { scopes?: unknown } | undefined)?.scopes !== undefined) requireScopesToMint(req, () => requestedKeyScopes(req.body));
-      },
     }, async (req) => {
-      ctx.auth.updateApiKey(userOf(req).id, (req.params as Static<typeof ApiKeyParams>).apiKeyId, req.body as Static<typeof ApiKeyBody>);
+      await ctx.auth.updateApiKey(userOf(req).id, (req.params as Static<typeof ApiKeyParams>).apiKeyId, req.body as Static<typeof ApiKeyBody>, req.auth?.scopes);
       return {};
     });
 
@@ -75,15 +73,16 @@ export function userRoutes(ctx: RouteContext) {
       config: { auth: true, scope: 'account' },
       schema: { tags, summary: 'Delete an API key', params: ApiKeyParams, response: { 200: EmptyResponse, ...errors } },
     }, async (req) => {
-      ctx.auth.deleteApiKey(userOf(req).id, (req.params as Static<typeof ApiKeyParams>).apiKeyId);
+      await ctx.auth.deleteApiKey(userOf(req).id, (req.params as Static<typeof ApiKeyParams>).apiKeyId);
       return {};
     });
 
     app.put('/api/user/api-key/:apiKeyId/regenerate', {
       config: { auth: true, scope: 'account' },
       schema: { tags, summary: 'Regenerate an API key (the new key is returned once)', params: ApiKeyParams, response: { 200: ApiKeyCreatedRecord, ...errors } },
-      // The new secret carries the key's scopes: only a caller holding them all may see it.
-      preValidation: async (req) => requireScopesToMint(req, scopesOfKey(userOf(req).id, String((req.params as { apiKeyId: unknown }).apiKeyId))),
-    }, async (req) => toApiKeyCreated(ctx.auth.regenerateApiKey(userOf(req).id, (req.params as Static<typeof ApiKeyParams>).apiKeyId)));
+      // The new secret carries the key's scopes: an API key must hold them all (checked by the service, which
+      // reads the key); a grant never gets one.
+      preValidation: async (req) => requireScopesToMint(req, () => []),
+    }, async (req) => toApiKeyCreated(await ctx.auth.regenerateApiKey(userOf(req).id, (req.params as Static<typeof ApiKeyParams>).apiKeyId, req.auth?.scopes)));
   };
 }
