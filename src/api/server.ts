@@ -19,6 +19,7 @@ import { adminMarketRoutes } from './routes/admin-market.js';
 import { adminSystemRoutes } from './routes/admin-system.js';
 import { adminUserRoutes } from './routes/admin-users.js';
 import { authRoutes } from './routes/auth.js';
+import { candleRoutes } from './routes/candles.js';
 import { fundsRoutes } from './routes/funds.js';
 import { historyRoutes } from './routes/history.js';
 import { marketRoutes } from './routes/market.js';
@@ -108,6 +109,7 @@ export async function buildServer(deps: ApiDeps, opts: ServerOptions = {}): Prom
   const app = await base(ctx, opts, 'Perpetual futures exchange API');
   await app.register(systemRoutes(ctx));
   await app.register(marketRoutes(ctx));
+  await app.register(candleRoutes(ctx));
   await app.register(ordersRoutes(ctx));
   await app.register(orderManageRoutes(ctx));
   await app.register(orderQueryRoutes(ctx));
