@@ -237,6 +237,10 @@ export interface ApiDeps {
   verifier: SignatureVerifier;
   /** The chain id wallets sign with (decimal string, e.g. "16182"). */
   chainId: string;
+  /** Prefix of the real-time channel names ({env}:{name}); default futures-perp-dev. */
+  channelEnv?: string;
+  /** Funding settles at multiples of this since the epoch (0 = no funding); told to clients by GET /api/config. */
+  fundingIntervalMs?: number;
   readStore?: ReadStore;
   /** Wall clock (ms). Only used for request-time rules (order-id date window, faucet cooldown). */
   clock: () => number;
