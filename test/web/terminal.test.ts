@@ -91,7 +91,7 @@ describe('web terminal walk', { skip }, () => {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-operator-token': tx.ex.operatorToken ?? '' },
       body: JSON.stringify({ instrument: 'BTCUSDT', price: '100500' }),
     }).then(async (r) => ({ status: r.status, body: await r.json() })));
-    await page.waitForFunction((before) => document.querySelector('[data-testid="upnl"]')?.textContent !== before, pnlBefore, { timeout: T });
+    await position.getByTestId('upnl').filter({ hasNotText: pnlBefore ?? '' }).waitFor({ timeout: T });
     await shot(page, '03-position-open');
 
     // TP/SL on the position.
