@@ -32,6 +32,8 @@ export interface State {
   toasts: Toast[];
   /** Bumped on every private change; panels that show history reload on it. */
   accountVersion: number;
+  /** Index price per base coin symbol (GET /api/coin, then the coin-price channel). */
+  indexPrices: Record<string, number>;
 }
 
 type Listener = () => void;
@@ -40,7 +42,7 @@ class Store {
   state: State = {
     config: null, instruments: [], fees: null, rules: new Map(), selected: localStorage.getItem('perpx.instrument') ?? 'BTCUSDT',
     book: null, grouping: '0.1', trades: [], status: 'connecting', session: null, address: null, balance: null, positions: [],
-    openOrders: [], toasts: [], accountVersion: 0,
+    openOrders: [], toasts: [], accountVersion: 0, indexPrices: {},
   };
   rt: Realtime | null = null;
   private listeners = new Set<Listener>();
@@ -80,6 +82,12 @@ class Store {
       this.scheduleAccountReload();
     });
     this.rt.subscribe('instruments', (d) => this.applyInstrument(d as Any));
+    const coins = await call(() => api.GET('/api/coin')) as Any;
+    this.set({ indexPrices: Object.fromEntries((coins.list as Any[]).map((c) => [c.symbol, c.price])) });
+    this.rt.subscribe('coin-price', (d) => {
+      const c = d as Any;
+      this.set({ indexPrices: { ...this.state.indexPrices, [c.symbol]: c.price } });
+    });
     this.rt.subscribe('funding-rate', (d) => {
       const f = d as Any;
       this.set({ instruments: this.state.instruments.map((i) => (i.id === f.instrument ? { ...i, fundingRate: Number(f.fundingRate), fundingRateCreatedAt: f.createdAt } : i)) });

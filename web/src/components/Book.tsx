@@ -10,7 +10,7 @@ export function OrderBook() {
   const inst = useStore((s) => s.instruments.find((i) => i.id === s.selected));
   const dp = inst ? Math.min(decimalsOf(String(inst.priceIncrement)), decimalsOf(grouping) || 0) : 1;
   const qdp = inst ? decimalsOf(String(inst.quantityIncrement)) : 4;
-  const view = bookView(book?.asks ?? [], book?.bids ?? [], 12);
+  const view = bookView(book?.asks ?? [], book?.bids ?? [], 9);
   const bar = (cum: bigint) => (view.maxCumulative > 0n ? Number((cum * 1000n) / view.maxCumulative) / 10 : 0);
   return (
     <div className="book" data-testid="order-book">

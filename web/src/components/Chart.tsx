@@ -9,6 +9,8 @@ const n = (u: bigint): number => Number(u) / 1e8;
 const candle = (b: Bar) => ({ time: (b.t / 1000) as UTCTimestamp, open: n(b.o), high: n(b.h), low: n(b.l), close: n(b.c) });
 const volume = (b: Bar) => ({ time: (b.t / 1000) as UTCTimestamp, value: n(b.v), color: b.c >= b.o ? 'rgba(38,166,154,0.45)' : 'rgba(239,83,80,0.45)' });
 
+const tradeTime = (t: Record<string, unknown>): number => (typeof t.createdAt === 'number' ? t.createdAt : Date.parse(String(t.createdAt)));
+
 export function Chart() {
   const el = useRef<HTMLDivElement>(null);
   const chart = useRef<{ api: IChartApi; candles: ISeriesApi<'Candlestick'>; volume: ISeriesApi<'Histogram'> } | null>(null);
@@ -19,6 +21,7 @@ export function Chart() {
   useEffect(() => {
     const c = createChart(el.current!, {
       autoSize: true,
+      localization: { locale: 'en-US' },
       layout: { background: { type: ColorType.Solid, color: '#0f1419' }, textColor: '#9aa4b2', attributionLogo: false },
       grid: { vertLines: { color: '#1c232c' }, horzLines: { color: '#1c232c' } },
       timeScale: { timeVisible: true, secondsVisible: false, borderColor: '#242c36' },
@@ -39,7 +42,7 @@ export function Chart() {
     let live = true;
     const pending: Array<Record<string, unknown>> = [];
     const apply = (t: Record<string, unknown>) => {
-      const bar = foldTrade(bars, { price: wireUnits(t.fillPrice as number), quantity: wireUnits(t.fillQuantity as number), time: Number(t.createdAt) }, interval);
+      const bar = foldTrade(bars, { price: wireUnits(t.fillPrice as number), quantity: wireUnits(t.fillQuantity as number), time: tradeTime(t) }, interval);
       if (bar && chart.current) {
         chart.current.candles.update(candle(bar));
         chart.current.volume.update(volume(bar));
@@ -49,6 +52,7 @@ export function Chart() {
     let loaded = false;
     const off = store.onTrade((t) => (loaded ? apply(t) : pending.push(t)));
     const load = async () => {
+      const sentAt = Date.now();
       try {
         const list = await call(() => api.GET('/api/market/{instrument}/candles', { params: { path: { instrument }, query: { interval } } }));
         if (!live || !chart.current) return;
@@ -56,7 +60,8 @@ export function Chart() {
         chart.current.candles.setData(bars.map(candle));
         chart.current.volume.setData(bars.map(volume));
         loaded = true;
-        for (const t of pending.splice(0)) apply(t);
+        // Trades from before the request are in the answer already; later ones are folded in.
+        for (const t of pending.splice(0)) if (tradeTime(t) >= sentAt) apply(t);
         setCount(bars.length);
       } catch (e) {
         store.toast('error', `Chart: ${errorText(e)}`);

@@ -13,12 +13,15 @@ export function Header() {
   const selected = useStore((s) => s.selected);
   const status = useStore((s) => s.status);
   const interval = useStore((s) => s.config?.fundingIntervalMs ?? 0);
+  const indexPrices = useStore((s) => s.indexPrices);
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
     const t = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(t);
   }, []);
   const i = instruments.find((x) => x.id === selected);
+  // Zero means "none yet" for these fields (no trade so far).
+  const nz = (v: unknown) => (v === null || v === undefined || Number(v) === 0 ? null : (v as number));
   const dp = i ? decimalsOf(String(i.priceIncrement)) : 2;
   const last = Number(i?.lastPrice ?? 0);
   const close = Number(i?.closePrice ?? 0);
@@ -34,12 +37,12 @@ export function Header() {
         </select>
       </label>
       <dl className="ticker" data-testid="ticker">
-        <div><dt>Last</dt><dd data-testid="last-price">{fmtWire(i?.lastPrice, dp)}</dd></div>
+        <div><dt>Last</dt><dd data-testid="last-price">{fmtWire(nz(i?.lastPrice), dp)}</dd></div>
         <div><dt>Mark</dt><dd data-testid="mark-price">{fmtWire(i?.markPrice, dp)}</dd></div>
-        <div><dt>Index</dt><dd>{fmtWire(i?.indexPrice ?? i?.from?.avgLastPrice, dp)}</dd></div>
+        <div><dt>Index</dt><dd>{fmtWire(nz(indexPrices[i?.from?.symbol ?? '']), dp)}</dd></div>
         <div><dt>24h change</dt><dd className={change === null ? '' : change >= 0 ? 'up' : 'down'}>{change === null ? '—' : `${change >= 0 ? '+' : ''}${change.toFixed(2)}%`}</dd></div>
-        <div><dt>24h high</dt><dd>{fmtWire(i?.high, dp)}</dd></div>
-        <div><dt>24h low</dt><dd>{fmtWire(i?.low, dp)}</dd></div>
+        <div><dt>24h high</dt><dd>{fmtWire(nz(i?.high), dp)}</dd></div>
+        <div><dt>24h low</dt><dd>{fmtWire(nz(i?.low), dp)}</dd></div>
         <div><dt>24h volume</dt><dd>{fmtWire(i?.volume, 0)}</dd></div>
         <div><dt>Open interest</dt><dd>{fmtWire(i?.openInterest, 4)}</dd></div>
         <div><dt>Funding / next</dt><dd>{i?.fundingRate === undefined ? '—' : `${(Number(i.fundingRate) * 100).toFixed(4)}%`} / {next ? countdown(next - now) : '—'}</dd></div>
