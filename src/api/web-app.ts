@@ -57,6 +57,7 @@ export function webAppRoutes(root: string = DEFAULT_WEB_ROOT) {
       wildcard: false,
       index: ['index.html'],
       decorateReply: false,
+      cacheControl: false,
       etag: true,
       lastModified: true,
       setHeaders(res, path) {
