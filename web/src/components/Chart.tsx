@@ -3,7 +3,7 @@ import { CandlestickSeries, ColorType, createChart, HistogramSeries, type IChart
 import { store, useStore } from '../state.js';
 import { api, call, errorText } from '../lib/api.js';
 import { foldTrade, fromWire, INTERVALS, type Bar, type Interval, type WireCandle } from '../lib/candles.js';
-import { wireUnits } from '../lib/decimal.js';
+import { decimalsOf, wireUnits } from '../lib/decimal.js';
 
 const n = (u: bigint): number => Number(u) / 1e8;
 const candle = (b: Bar) => ({ time: (b.t / 1000) as UTCTimestamp, open: n(b.o), high: n(b.h), low: n(b.l), close: n(b.c) });
@@ -17,6 +17,14 @@ export function Chart() {
   const [interval, setInterval_] = useState<Interval>('1m');
   const [count, setCount] = useState(0);
   const instrument = useStore((s) => s.selected);
+  const increment = useStore((s) => s.instruments.find((i) => i.id === s.selected)?.priceIncrement);
+
+  // Price labels at the instrument's tick, not at the chart's default two decimals of a flat candle.
+  useEffect(() => {
+    if (!chart.current || increment === undefined) return;
+    const minMove = Number(increment);
+    chart.current.candles.applyOptions({ priceFormat: { type: 'price', minMove, precision: decimalsOf(String(increment)) } });
+  }, [increment]);
 
   useEffect(() => {
     const c = createChart(el.current!, {
@@ -24,7 +32,7 @@ export function Chart() {
       localization: { locale: 'en-US' },
       layout: { background: { type: ColorType.Solid, color: '#0f1419' }, textColor: '#9aa4b2', attributionLogo: false },
       grid: { vertLines: { color: '#1c232c' }, horzLines: { color: '#1c232c' } },
-      timeScale: { timeVisible: true, secondsVisible: false, borderColor: '#242c36' },
+      timeScale: { timeVisible: true, secondsVisible: false, borderColor: '#242c36', rightOffset: 6, barSpacing: 9 },
       rightPriceScale: { borderColor: '#242c36' },
     });
     const candles = c.addSeries(CandlestickSeries, { upColor: '#26a69a', downColor: '#ef5350', wickUpColor: '#26a69a', wickDownColor: '#ef5350', borderVisible: false });
