@@ -19,12 +19,6 @@ export function Chart() {
   const instrument = useStore((s) => s.selected);
   const increment = useStore((s) => s.instruments.find((i) => i.id === s.selected)?.priceIncrement);
 
-  // Price labels at the instrument's tick, not at the chart's default two decimals of a flat candle.
-  useEffect(() => {
-    if (!chart.current || increment === undefined) return;
-    const minMove = Number(increment);
-    chart.current.candles.applyOptions({ priceFormat: { type: 'price', minMove, precision: decimalsOf(String(increment)) } });
-  }, [increment]);
 
   useEffect(() => {
     const c = createChart(el.current!, {
@@ -44,6 +38,13 @@ export function Chart() {
       chart.current = null;
     };
   }, []);
+
+  // Price labels at the instrument's tick, not at the chart's default two decimals of a flat candle.
+  useEffect(() => {
+    if (!chart.current || increment === undefined) return;
+    const minMove = Number(increment);
+    chart.current.candles.applyOptions({ priceFormat: { type: 'price', minMove, precision: decimalsOf(String(increment)) } });
+  }, [increment]);
 
   useEffect(() => {
     let bars: Bar[] = [];
