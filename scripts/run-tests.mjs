@@ -14,10 +14,13 @@ function collect(dir) {
   return out;
 }
 
-const filter = process.argv.slice(2);
+// `--coverage`: Node's built-in coverage report (lines, branches, functions per file) after the run.
+const args = process.argv.slice(2);
+const coverage = args.includes('--coverage') ? ['--experimental-test-coverage'] : [];
+const filter = args.filter((a) => a !== '--coverage');
 let files = collect('test').sort();
 if (filter.length) files = files.filter((f) => filter.some((x) => f.includes(x)));
-const res = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
+const res = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...coverage, ...files], {
   stdio: 'inherit',
   env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' },
 });

@@ -62,7 +62,7 @@ export function signOrder(o: OrderSpec, chainId: string, privateKey: Uint8Array)
   return signDigest(typedDataDigest('New limit order', chainId, orderMessage(o, chainId)), privateKey);
 }
 
-/** The JSON body of POST /api/v2/order/limit (README, "Sign orders"). */
+/** The JSON body of POST /api/v2/order/limit (docs/api.md, "Signing"). */
 export function orderBody(o: OrderSpec, chainId: string, signature: string): string {
   return JSON.stringify({
     id: o.id,

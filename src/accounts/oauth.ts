@@ -18,7 +18,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { opaqueToken, sha256Hex } from '../auth/secrets.js';
 import { SCOPES, type Scope } from '../auth/types.js';
 
-/** Grants share the API keys' scope vocabulary (docs/security/scopes.md); an integration may ask for any of them. */
+/** Grants share the API keys' scope vocabulary (docs/security.md, "Scopes"); an integration may ask for any of them. */
 export const OAUTH_SCOPES = SCOPES;
 export type OauthScope = Scope;
 export const GRANT_PREFIX = 'pxo_';

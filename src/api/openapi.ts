@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Scope } from '../auth/types.js';
 import { channelComponentSchemas, realtimeExtension } from './channel-docs.js';
 
-/** What each scope allows (docs/security/scopes.md). */
+/** What each scope allows (docs/security.md, "Scopes"). */
 const SCOPE_DOCS: Record<Scope, string> = {
   read: 'Read your account: balances, orders, fills, positions, TpSl, transfers, statistics, profile',
   trade: 'Place, replace and cancel orders; close positions; TpSl; leverage; the demo faucet',

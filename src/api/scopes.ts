@@ -1,5 +1,5 @@
 /**
- * Scopes of API keys and OAuth grants (docs/security/scopes.md). Every authenticated route declares the scope
+ * Scopes of API keys and OAuth grants (docs/security.md, "Scopes"). Every authenticated route declares the scope
  * it needs in its config (`config: { auth: true, scope: 'trade' }`); authentication (authenticate.ts) refuses
  * a key or grant without it. A wallet session (access JWT) holds every scope. A route that declares none, or
  * `'wallet-session'`, accepts only a wallet session.

@@ -1,5 +1,5 @@
 /**
- * EIP-712 messages exactly as the wire contract's table lists them (field order matters for the type
+ * EIP-712 messages exactly as public clients sign them (docs/api.md, "Signing"; field order matters for the type
  * hash, which the signing module derives from the key order). Decimal amounts enter as round(v, 8) × 1e8
  * (parseMoney half-up is that function; withdrawals round down), computed from the raw client value so
  * the server signs over what the client signed.

@@ -87,8 +87,7 @@ const NUMBER_KINDS = new Set(['Integer', 'Number']);
 /**
  * For the flat object schemas of path parameters and query strings (scalar properties, defaults only on
  * them): the same result as `Value.Convert(s, Value.Default(s, Value.Clone(data)))` in one loop over the
- * few keys, instead of three generic walks per request (measured ~1.5 µs of the depth route's main-thread
- * time). Numbers still go through `Value.Convert` of their own schema, so the conversion rules stay TypeBox's.
+ * few keys, instead of three generic walks per request (a visible share of a cheap route's time). Numbers still go through `Value.Convert` of their own schema, so the conversion rules stay TypeBox's.
  * Null when the schema is anything else (the generic path then runs).
  */
 export function flatConverter(schema: TSchema): ((data: unknown) => unknown) | null {

@@ -1,6 +1,6 @@
 /**
- * Process configuration from environment variables. Every variable has a default; `CONFIG_VARS` is the
- * single table the README documents.
+ * Process configuration from environment variables. Every variable has a default; `CONFIG_VARS` declares
+ * them all, and docs/configuration.md's table is generated from it (`npm run docs:config`).
  */
 import type { RealtimeLimits } from '../realtime/limits.js';
 import { DEFAULT_MARKET_MAKER_SETTINGS, type MarketMakerSettings } from '../simulation/market-maker.js';
@@ -106,7 +106,7 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'SNAPSHOT_WRITER', default: 'replica', doc: 'Who takes the periodic engine snapshots: replica = a copy of the engine on a worker thread that follows the journal, so matching never pauses for a snapshot (costs a second copy of the engine state in memory and re-applying each command once); inline = captured on the event loop (pauses it ~1 ms per 1,000 resting orders).' },
   { env: 'SHUTDOWN_GRACE_MS', default: '10000', doc: 'Graceful stop: how long HTTP requests already in flight may take to finish before the sequencer stops.' },
   { env: 'BOOK_PUBLISH_INTERVAL_MS', default: '50', doc: 'Minimum interval between order-book publications per channel.' },
-  { env: 'WS_WRITE_DELAY_MS', default: '0', doc: "Real-time write delay, ms: how long a connection's first queued message waits so more leave in the same websocket frame. 0 = written at once when idle; under load connections are written in turn and what queues meanwhile shares the frame (adaptive batching, README: Real-time fan-out). A delay only adds latency on top." },
+  { env: 'WS_WRITE_DELAY_MS', default: '0', doc: "Real-time write delay, ms: how long a connection's first queued message waits so more leave in the same websocket frame. 0 = written at once when idle; under load connections are written in turn and what queues meanwhile shares the frame (adaptive batching, docs/architecture.md). A delay only adds latency on top." },
   { env: 'WS_MAX_CONNECTIONS', default: '10000', doc: 'Open websocket connections at most, over all clients; further upgrades are answered 503 (0 = no cap).' },
   { env: 'WS_MAX_CONNECTIONS_PER_IP', default: '100', doc: 'Open websocket connections at most per client address; further upgrades are answered 429 (0 = no cap).' },
   { env: 'WS_CONNECTS_PER_IP_PER_SEC', default: '5', doc: 'New websocket connections per client address and second, sustained; beyond it (and the burst) upgrades are answered 429 (0 = no limit).' },
@@ -118,8 +118,8 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'WS_HISTORY_PER_SEC', default: '2', doc: 'history commands per websocket connection and second, sustained; beyond it: error 111 (0 = no limit).' },
   { env: 'WS_HISTORY_BURST', default: '20', doc: 'history commands one websocket connection may send at once before WS_HISTORY_PER_SEC applies.' },
   { env: 'WS_MAX_REFUSALS_PER_MIN', default: '60', doc: 'Rate-limit refusals (error 111) one websocket connection may collect per minute; the next one disconnects it with 3013 "too many requests" (the client reconnects with backoff; 0 = never disconnect).' },
-  { env: 'HEARTBEAT_MS', default: '5000', doc: 'Period of the {env}:heartbeat publication and of the matcher-state snapshot on {env}:info, ms.' },
-  { env: 'FAUCET_AMOUNT', default: '10000', doc: 'USDT credited by the demo faucet per call (0 = faucet off).' },
+  { env: 'HEARTBEAT_MS', default: '5000', doc: 'Period of the {env}:heartbeat publication and of the matcher-state snapshot on {env}:info (also published on every change), ms.' },
+  { env: 'FAUCET_AMOUNT', default: '10000 (demo), 0 (production)', doc: 'USDT credited by the demo faucet per call (0 = faucet off).' },
   { env: 'CHAIN_DELAY_MS', default: '3000', doc: 'Simulated chain: time until a withdrawal or deposit is final, ms.' },
   { env: 'CHAIN_FAILURE_RATE', default: '0', doc: 'Simulated chain: share of withdrawals that fail (0..1); failed ones return the funds.' },
   { env: 'CHAIN_SEED', default: 'perpx', doc: 'Simulated chain: seed that picks which withdrawals fail (stable per transfer id).' },
@@ -132,7 +132,7 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'INDEX_FEED_CSV_SPEED', default: '1', doc: 'CSV replay: speed factor applied to the gaps between timestamps.' },
   { env: 'FUNDING_INTERVAL_MS', default: '60000 (demo), 28800000 (production)', doc: 'Funding settlement period, ms (a minute in the demo so funding is visible at once; 8 h in production; 0 = no funding).' },
   { env: 'FUNDING_RATE_PERIOD_MS', default: '(= FUNDING_INTERVAL_MS)', doc: 'Time one settlement\'s rate covers (rate = 8 h rate × period / 8 h). A demo with short intervals sets 28800000 to pay a full 8 h rate each time.' },
-  { env: 'SEED_DEMO', default: 'true', doc: 'On an empty exchange, create the demo instruments (BTCUSDT, ETHUSDT) and start prices.' },
+  { env: 'SEED_DEMO', default: 'true (demo), false (production)', doc: 'On an empty exchange, create the demo instruments (BTCUSDT, ETHUSDT) and start prices.' },
   { env: 'PERPX_ENV', default: 'demo', doc: 'demo or production. production turns the defaults of MARKET_MAKERS, DEMO_WALLET, FAUCET_AMOUNT and SEED_DEMO off and settles funding every 8 h instead of every minute.' },
   { env: 'MARKET_MAKERS', default: '3 (demo), 0 (production)', doc: 'Number of market-making bot accounts quoting every tradable instrument (0 = off).' },
   { env: 'MM_INTERVAL_MS', default: '1000', doc: 'Milliseconds between market-maker quoting rounds.' },
@@ -144,7 +144,7 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'MM_LEVERAGE', default: '10', doc: 'Leverage of the bots\' orders.' },
   { env: 'MM_MAX_INVENTORY', default: '100000', doc: 'Position notional (USDT) at which a bot skews its quotes fully against its inventory.' },
   { env: 'MM_FUNDS', default: '1000000', doc: 'USDT each bot account is topped up to at start.' },
-  { env: 'DEMO_WALLET', default: 'true (demo), false (production)', doc: 'Create a funded demo wallet and print its private key at start-up.' },
+  { env: 'DEMO_WALLET', default: 'true (demo), false (production)', doc: 'Create a funded demo wallet (DATA_DIR/demo-wallet.json) and print its private key at start-up.' },
   { env: 'TRUST_PROXY', default: '(unset)', doc: 'Comma-separated IPs/CIDRs (or loopback, linklocal, uniquelocal) of the reverse proxies in front of the server: only a request from one of them has its X-Forwarded-For believed for the client IP that per-IP budgets and websocket caps count. Unset = X-Forwarded-For is ignored.' },
   { env: 'HTTP_BODY_LIMIT', default: String(DEFAULT_API_CONFIG.bodyLimit), doc: 'Largest request body, bytes (larger: 413 PAYLOAD_TOO_LARGE).' },
   { env: 'HTTP_HEADERS_TIMEOUT_MS', default: String(DEFAULT_HTTP_TIMEOUTS.headersMs), doc: 'A request\'s headers must be in within this many ms of its start, or the connection is closed (at most HTTP_REQUEST_TIMEOUT_MS).' },

@@ -107,8 +107,8 @@ interface ServiceConfig {
 const BEARER_RE = /^Bearer[ ]+(\S+)\s*$/i;
 
 /**
- * Every authenticated request presents a token; an ES256 verify plus a user read cost ~150 µs, far more
- * than the rest of a cheap route. A token's signature and claims never change, so a verified token is
+ * Every authenticated request presents a token; an ES256 verify plus a user read cost far more than the
+ * rest of a cheap route. A token's signature and claims never change, so a verified token is
  * reused until its own exp (its session is still checked against the revoked set on every use). Users
  * change only through this service (setRole), which evicts them; the short TTL bounds staleness should
  * another process ever edit the database.

@@ -2,7 +2,7 @@
  * The access-token signing key: an ES256 (P-256) pair generated on first start and persisted as
  * a private JWK (mode 0600) in the data directory, so tokens survive restarts and every process
  * sharing the data dir signs/verifies with the same key. ES256 rather than EdDSA because more
- * third-party JWT verifiers accept it; jose signs and verifies both at the same speed (measured).
+ * third-party JWT verifiers accept it; jose signs and verifies both at the same speed.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -3,7 +3,7 @@
 export type Role = 'user' | 'admin';
 
 /**
- * What a credential may do (docs/security/scopes.md): `read` account data, `trade` (orders, positions,
+ * What a credential may do (docs/security.md, "Scopes"): `read` account data, `trade` (orders, positions,
  * TpSl), `withdraw` funds, manage the `account` (profile, API keys). Routes declare the one they need; a
  * wallet session (access JWT) holds them all; API keys and OAuth grants hold the ones they were given.
  */

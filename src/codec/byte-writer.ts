@@ -12,8 +12,8 @@ export class ByteWriter {
   buf: Uint8Array;
   pos = 0;
   /**
-   * Over `buf`, replaced with it. Floats go through DataView rather than 8 bytes copied from a Float64Array
-   * (reads that way measured ~15% faster in bench/projector-codec.ts).
+   * Over `buf`, replaced with it. Floats go through DataView rather than 8 bytes copied from a Float64Array:
+   * faster to read back (docs/performance.md, "Read model").
    */
   private view: DataView;
 

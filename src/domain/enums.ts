@@ -1,4 +1,4 @@
-/** Wire enumerations, spelled exactly as the interface spec and wire contract spell them. */
+/** Wire enumerations, spelled exactly as public clients send and expect them (docs/api.md). */
 export const SIDES = ['BUY', 'SELL'] as const;
 export type Side = (typeof SIDES)[number];
 

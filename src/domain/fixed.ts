@@ -95,12 +95,12 @@ export function formatUnits(units: Units | Money): string {
   return negative ? '-' + s : s;
 }
 
-/** JSON number for wire responses (the wire contract asks for numbers); exact for 8-dp values. */
+/** JSON number for wire responses (public clients expect numbers); exact for 8-dp values. */
 export function toWireNumber(units: Units | Money): number {
   const n = typeof units === 'number' ? units : Number(units);
   // An integer below 2^53 is exact as a double, and IEEE division rounds the exact quotient n / 1e8 to the
   // nearest double: the same double Number() parses from the decimal text, without building the text
-  // (hand-written: formatting was ~40% of a history page's mapping time).
+  // (hand-written: formatting text was a large share of a history page's mapping time).
   if (Number.isSafeInteger(n)) return n / UNIT;
   return Number(formatUnits(units));
 }
@@ -131,7 +131,7 @@ export function floorDivUnits(a: number, b: number): number {
 /**
  * quantity × price / 1e8 rounded half-up, in doubles, when every intermediate is an exact integer below 2^53;
  * −1 when it cannot be done exactly (the caller falls back to bigint). Hand-written because notional is on
- * every order and fill, and bigint arithmetic there was ~8% of the engine's time. (Overwrites productScratch.)
+ * every order and fill, where bigint arithmetic was a visible share of the engine's time. (Overwrites productScratch.)
  */
 export function notionalExact(quantity: Units, price: Units): number {
   if (!productParts(quantity, price)) return -1;

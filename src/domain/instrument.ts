@@ -31,7 +31,7 @@ export interface InstrumentConfig {
   to: string;
   priceIncrement: string;
   quantityIncrement: string;
-  /** Index-price lot: the quantity the index sources quote for (see feeds/README.md). */
+  /** Index-price lot: the quantity the index sources quote for (docs/engine-rules.md, "Prices and funding"). */
   lotSize: string;
   multiplier: string;
   minQuantity: string;

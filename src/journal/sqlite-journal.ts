@@ -7,11 +7,8 @@
  * command-codec.ts, the rest as JSON text); `flush()` writes the whole buffer in one transaction — one fsync
  * for however many commands arrived since the last flush (group commit).
  *
- * The write runs on the calling thread. Measured on the dev VM (before the binary format) with ~230-byte commands, groups of 1000:
- * ~140–150k commands/s durable including JSON.stringify (~180–210k without it); the fsync cost grows with
- * the bytes per commit (~2.5 ms per 240 KB). Through the sequencer that is ~100k/s because stringify,
- * insert and fsync are serial with the engine; moving insert + fsync to a worker thread (main thread only
- * stringifies and posts one joined string per flush) is the planned next step to pass 150k/s.
+ * The write runs on the calling thread, serial with the engine; threaded-sqlite-journal.ts moves it to a
+ * writer thread (the default). Throughput: docs/performance.md, "Journal".
  */
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';

@@ -4,9 +4,9 @@
  * Same file, table and guarantees as SqliteJournal (a resolved flush() is committed with synchronous=FULL,
  * i.e. fsynced), but the INSERTs, COMMIT and fsync run on a writer thread: the event loop only serializes
  * commands (at append time, as before) and posts each batch, its typed arrays and byte buffer transferred
- * rather than copied (the writer sends them back with its reply, for reuse). An inline flush blocked the
- * event loop for the whole commit (~2.6 ms per flush measured under the HTTP benchmark), stalling request
- * handling; now the next group gathers while the previous one is being made durable. Flushes may overlap
+ * rather than copied (the writer sends them back with its reply, for reuse). An inline flush blocks the
+ * event loop for the whole commit, stalling request handling; here the next group gathers while the
+ * previous one is being made durable. Flushes may overlap
  * (the sequencer pipelines them); the writer answers them in order.
  *
  * Fail-stop as SqliteJournal: a failed write (or a dead writer thread) rejects that flush and every later

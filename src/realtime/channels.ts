@@ -1,5 +1,5 @@
 /**
- * Maps the engine's event batches onto the real-time channels of the wire contract (`{env}:{name}`), and
+ * Maps the engine's event batches onto the public real-time channels (`{env}:{name}`, docs/api.md), and
  * supplies the channel policy (authorize + history) the real-time server asks for.
  *
  * Per-user channels (`{id}` = exchangeId): user, funding, transfer-update, position, order, orderFills,

@@ -11,7 +11,7 @@ export interface Flushable {
   flush(): void;
 }
 
-/** Connections written per slice before yielding (~1–3 ms of socket writes). */
+/** Connections written per slice before yielding: a few ms of socket writes, short enough for other work. */
 const SLICE = 256;
 
 export class FlushScheduler {

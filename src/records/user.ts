@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { SCOPES, type ApiKeyRecord, type TokenPair, type UserRecord } from '../auth/types.js';
 import { IsoTime, Nullable, StringEnum, iso, isoOrNull } from './common.js';
 
-/** GET /api/user/me (wire contract list). */
+/** GET /api/user/me (the fields public clients read). */
 export const UserWireRecord = Type.Object({
   id: Type.String(),
   authId: Type.String(),

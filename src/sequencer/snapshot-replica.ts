@@ -1,7 +1,7 @@
 /**
  * Snapshots off the event loop. Capturing a snapshot on the sequencer thread stops matching while the
- * whole state is serialized (measured ~210 ms at ~180k resting orders: every order book and account walked,
- * then JSON.stringify), which every request in flight pays as latency. A replica engine on a worker thread
+ * whole state is serialized (every order book and account walked, then JSON.stringify; docs/performance.md),
+ * which every request in flight pays as latency. A replica engine on a worker thread
  * instead follows the durable journal up to the snapshot's seq and serializes its own identical state; the
  * sequencer only sends the seq (the way exchange-core takes snapshots from a replica, not the matcher).
  *

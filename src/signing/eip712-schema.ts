@@ -1,6 +1,6 @@
 /**
- * The EVEDEX EIP-712 schema, as public clients sign it (wire-contract.md, "Wallet signatures").
- * Field order matters: it is part of the type hash, so it is copied from the contract table.
+ * The EVEDEX EIP-712 schema, as public clients sign it (docs/api.md, "Signing").
+ * Field order matters: it is part of the type hash, so it must stay exactly as the public clients have it.
  */
 import type { SignedType } from './types.js';
 

@@ -2,11 +2,10 @@
  * keccak-256 on the native Keccak state of the `keccak` package (prebuilt N-API addon), with
  * @noble/hashes as the fallback when the addon does not load.
  *
- * Every signature check hashes ~5 Keccak blocks (struct, digest, signer address, string fields); the JS
- * permutation cost ~20 µs per 256 bytes on the dev box against ~5 µs native, about a third of a whole
- * verification. The package's public API wraps each hash in a stream object, so the state class is used
- * directly (rate 1088 bits, capacity 512, Keccak padding 0x01, 32-byte output = keccak-256). Tests pin
- * the output to @noble/hashes.
+ * Every signature check hashes several Keccak blocks (struct, digest, signer address, string fields), and
+ * the JS permutation is several times slower than the native one (docs/performance.md). The package's
+ * public API wraps each hash in a stream object, so the state class is used directly (rate 1088 bits,
+ * capacity 512, Keccak padding 0x01, 32-byte output = keccak-256). Tests pin the output to @noble/hashes.
  */
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';

@@ -6,7 +6,7 @@
  * - v ∈ {27, 28} or {0, 1};
  * - s below 2^255 (ethers' "non-canonical s" guard); r and s non-zero and below the curve order.
  * Deliberately narrower than ethers: 64-byte EIP-2098 compact signatures and EIP-155-style
- * v ≥ 35 (a transaction encoding) are refused; the wire contract fixes 65 bytes with v = 27/28.
+ * v ≥ 35 (a transaction encoding) are refused; public clients send 65 bytes with v = 27/28 (docs/api.md).
  */
 import { keccak256 } from './keccak.js';
 import { secp256k1 } from './secp256k1-backend.js';

@@ -2,7 +2,7 @@
  * Loads the native libsecp256k1 bindings of the `secp256k1` package explicitly.
  *
  * The package's own entry point silently falls back to a pure-JS (elliptic) build when the native
- * addon fails to load, which is ~20× slower for recovery; we want to know which one runs, so the
+ * addon fails to load, which is far slower for recovery; we want to know which one runs, so the
  * bindings are required directly and the fallback is reported through `secp256k1Backend`.
  */
 import { createRequire } from 'node:module';

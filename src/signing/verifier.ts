@@ -3,12 +3,10 @@
  *
  * Requests that arrive in the same event-loop turn are collected and sent as batches (one
  * postMessage per worker instead of one per signature). By default the worker also computes the
- * EIP-712 digest: keccak in JS costs about as much as the native recovery itself (measured on
- * the 2-core dev box: digest ≈ 65 µs, digest + recovery ≈ 160 µs), so leaving the digest on the
- * main thread would keep ~40 % of the work on the event loop. Measured with
- * test/signing/measure-recovery.ts, 2 threads: digest in the worker 9.9–13.9 k/s, on the main
- * thread 8.7–11.9 k/s. `digestOn: 'main'` (only 32-byte digests travel, in one transferred
- * buffer) stays available for machines where that balance differs.
+ * EIP-712 digest, which costs about as much as the recovery itself: on the main thread it would keep
+ * a large share of the work on the event loop (docs/performance.md, "Signature verification").
+ * `digestOn: 'main'` (only 32-byte digests travel, in one transferred buffer) stays available for
+ * machines where that balance differs.
  */
 import type { Worker } from 'node:worker_threads';
 import { typedDataDigest } from './eip712.js';
@@ -21,7 +19,7 @@ import { startSiblingWorker } from '../workers/start-worker.js';
 export interface SignatureVerifierOptions {
   /** 0 → recover on the calling thread; N → a pool of N worker threads. */
   threads: number;
-  /** Where the EIP-712 digest is computed when a pool is used. Default 'worker' (measured faster). */
+  /** Where the EIP-712 digest is computed when a pool is used. Default 'worker' (faster, see above). */
   digestOn?: 'main' | 'worker';
 }
 

@@ -9,7 +9,7 @@ export interface DigestBatch {
   signatures: string[];
 }
 
-/** Typed-data items; the worker computes the digests itself (measured alternative, see verifier.ts). */
+/** Typed-data items; the worker computes the digests itself (the default, see verifier.ts). */
 export interface TypedBatch {
   id: number;
   kind: 'typed';

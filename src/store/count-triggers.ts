@@ -16,9 +16,8 @@
  *   statement, not one per row);
  * - SQLite: the projector (projector.ts), which reads each order's previous row anyway to write only what
  *   changed, and merges one delta per combination per transaction (`orderCountsMergeSql`). SQLite has row
- *   triggers only: the original ones (migration 0003, dropped by 0007) ran an upsert per order written and
- *   made every orders write keep a statement journal, ~25 % of the projection's CPU in bench:http. Anything
- *   else writing orders into a SQLite read model calls `recountOrders` afterwards.
+ *   triggers only, an upsert per order written plus a statement journal per write: too costly
+ *   (docs/performance.md). Anything else writing orders into a SQLite read model calls `recountOrders` afterwards.
  * min/max only widen: a row leaving a combination leaves them as outer bounds, which keeps the "window
  * covers everything" test conservative.
  */

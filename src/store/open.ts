@@ -36,11 +36,8 @@ function openSqlite(file: string): Database.Database {
   // Upserts touch several indexes per row; a bigger page cache keeps their hot pages in memory.
   sqlite.pragma('cache_size = -65536');
   // Each projection commit rewrites the index pages it touched into the WAL; a checkpoint copies each page
-  // once however many commits rewrote it, then (synchronous=NORMAL) fsyncs the database file. Every 10,000
-  // pages instead of SQLite's 1,000: measured ~95 → ~63 µs CPU per projected order (batches of 30 new
-  // orders); every 50,000 (a WAL file of up to ~200 MB, reused): another ~10 % of the projector's CPU in
-  // bench/projector-cost.ts (350 orders per transaction, 128 users), the hot index leaves being copied and
-  // synced a fifth as often. Readers then search a longer WAL index (one hash table per 4,096 frames).
+  // once however many commits rewrote it, so rare checkpoints copy and sync the hot index leaves less often
+  // (measurements: docs/performance.md, "Read model"). Readers then search a longer WAL index.
   sqlite.pragma('wal_autocheckpoint = 50000');
   sqlite.defaultSafeIntegers(true);
   // Exact Σ a×b for user-charts.ts (SQLite integers overflow to floating point; money must not).

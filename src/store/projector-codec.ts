@@ -2,10 +2,9 @@
  * The bytes that carry event batches from the event loop to the projector worker (ThreadedSqliteProjector).
  *
  * Hand-written instead of postMessage's structured clone, which V8 does with its ValueSerializer: that writes
- * every property name of every object, and cost the event loop ~6–10 µs per command for a command's ~5
- * small views, more than applying the command (and the worker ~12–15 µs to read back). Here the frequent events'
- * views are written as their values only, field by field in a fixed order, into one buffer that is
- * transferred (not copied): 2-3x cheaper to write, 3-4x to read (npm run bench:codec, measured 2026-11-23).
+ * every property name of every object and cost the event loop more than applying the command. Here the
+ * frequent events' views are written as their values only, field by field in a fixed order, into one buffer
+ * that is transferred (not copied): several times cheaper both ways (npm run bench:codec; docs/performance.md).
  *
  * Decoding gives back what a structured clone gives for these values: the same own keys (a key the object
  * lacks stays absent, `undefined` stays a present undefined), numbers as float64 (−0 and NaN included),

@@ -84,7 +84,7 @@ export class Projector {
   /**
    * `sqliteHandle`: the better-sqlite3 connection behind `db` (SQLite only). With it, project() runs as one
    * synchronous transaction with cached prepared statements; Kysely would build, compile and prepare a
-   * fresh statement for every query, which cost ~200 µs per order on the HTTP hot path.
+   * fresh statement for every query, too slow for the order hot path (docs/performance.md).
    */
   constructor(
     private readonly db: Kysely<StoreDatabase>,

@@ -2,7 +2,7 @@
  * Starts a worker thread on a sibling module of the caller, under tsx as well as from a compiled build.
  *
  * Under tsx the caller is a .ts file and so is the worker entry. `execArgv: ['--import', 'tsx']` does not
- * work for a .ts worker entry on Node 20 (measured: ERR_UNKNOWN_FILE_EXTENSION, the loader hooks are not
+ * work for a .ts worker entry on Node 20 (it fails with ERR_UNKNOWN_FILE_EXTENSION: the loader hooks are not
  * active yet when the entry loads), so a two-line bootstrap registers tsx in the worker first and then
  * imports the entry. A compiled build (.js siblings) starts the worker directly.
  */
@@ -11,7 +11,7 @@ import { Worker } from 'node:worker_threads';
 /**
  * Young generation of a worker, MB. V8 flags are per process, so without this every worker could grow the
  * main thread's large nursery (`--max-semi-space-size=256`, sized for the sequencer, which holds each result
- * until it is durable: README). Workers keep little alive between messages, so a small nursery suits them.
+ * until it is durable: docs/performance.md). Workers keep little alive between messages, so a small nursery suits them.
  */
 const WORKER_YOUNG_GENERATION_MB = 96;
 

@@ -4,8 +4,7 @@
  * The event loop is the exchange's serial path: every request, command and reply crosses it. Helper
  * threads (signature recovery, read-model projection) only add parallel capacity. When the cores are
  * oversubscribed (a 2-core box running the server, its helpers and clients), a helper woken by a
- * postMessage preempted the event loop on its core: the HTTP benchmark measured ~1 ms of wall time per
- * postMessage under load. A niced helper still gets every cycle nobody else wants, but no longer
+ * postMessage preempts the event loop on its core (docs/performance.md, "HTTP gateway"). A niced helper still gets every cycle nobody else wants, but no longer
  * displaces the event loop.
  */
 import { readlinkSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
  * A bot-like HTTP client for end-to-end tests against the real exchange (startExchange on port 0, temp
  * DATA_DIR). It talks only HTTP (global fetch) and signs with real ethers v6 wallets. The EIP-712 types
- * are written out here from the wire contract (not imported from src/signing), so a drift of the
+ * are written out here from the public schema in docs/api.md (not imported from src/signing), so a drift of the
  * server's schema from the public one makes these tests fail.
  */
 import assert from 'node:assert/strict';

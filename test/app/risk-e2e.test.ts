@@ -1,7 +1,7 @@
 // End to end through the real server: an admin pushes index prices over HTTP (a normal user is refused),
 // a leveraged long gets marginCall in /api/user/me, then is liquidated; the liquidation order, its fill, the
 // closed position and the new owner of the position are visible over REST, and the funding-rate channel
-// payload follows the wire contract.
+// payload has the public shape (docs/api.md).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ExchangeChannels } from '../../src/realtime/channels.js';

@@ -1,7 +1,7 @@
 // Scopes of API keys and OAuth grants, against a real started exchange: every registered route declares how it
 // authenticates; every key or grant lacking a route's scope gets 403 INSUFFICIENT_SCOPE and one holding it gets
 // through; default API keys read and trade but never mint keys, edit the profile or withdraw; no key or grant
-// reaches an operator route, whatever its user's role (docs/security/scopes.md).
+// reaches an operator route, whatever its user's role (docs/security.md, "Scopes").
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SCOPES, type Scope } from '../../src/auth/types.js';

@@ -1,6 +1,6 @@
 /**
- * Netting positions, realized PnL, fees, leverage changes, position close, the available-balance formula of
- * the wire contract, withdrawals, and TpSl (attached, standalone, triggers, modify/cancel, cleanup).
+ * Netting positions, realized PnL, fees, leverage changes, position close, the available-balance formula
+ * public clients use, withdrawals, and TpSl (attached, standalone, triggers, modify/cancel, cleanup).
  *
  * Every expected amount is computed by hand in the comments (USDT; M() converts to 1e-8 bigint units).
  */
