@@ -1,5 +1,6 @@
 /** What the HTTP gateway needs from the rest of the system (wired by src/app). */
 import type { AuthService, Role, UserRecord } from '../auth/types.js';
+import type { Candle, CandleQuery } from '../store/candles.js';
 import type { AccountServices } from '../accounts/index.js';
 import type { ExchangeEngine } from '../engine/api.js';
 import type { Command } from '../engine/commands.js';
@@ -115,6 +116,8 @@ export interface ReadStore {
   orderFills(userId: number, orderId: string): FillView[] | Promise<FillView[]>;
   /** Newest first. */
   recentTrades(instrument: string, limit: number): TradeView[] | Promise<TradeView[]>;
+  /** OHLCV candles from the public trades (GET /api/market/{instrument}/candles); absent = route answers 503. */
+  candles?(q: CandleQuery): Promise<Candle[]>;
   listTpsl(q: TpSlQuery): Page<TpSlView> | Promise<Page<TpSlView>>;
   /** Collateral movements, newest first (GET /api/user/funding-transfer). */
   fundingTransfers?(q: FundingTransferQuery): Promise<Page<FundingChangeView>>;
@@ -234,6 +237,10 @@ export interface ApiDeps {
   verifier: SignatureVerifier;
   /** The chain id wallets sign with (decimal string, e.g. "16182"). */
   chainId: string;
+  /** Prefix of the real-time channel names ({env}:{name}); default futures-perp-dev. */
+  channelEnv?: string;
+  /** Funding settles at multiples of this since the epoch (0 = no funding); told to clients by GET /api/config. */
+  fundingIntervalMs?: number;
   readStore?: ReadStore;
   /** Wall clock (ms). Only used for request-time rules (order-id date window, faucet cooldown). */
   clock: () => number;

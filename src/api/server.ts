@@ -19,6 +19,8 @@ import { adminMarketRoutes } from './routes/admin-market.js';
 import { adminSystemRoutes } from './routes/admin-system.js';
 import { adminUserRoutes } from './routes/admin-users.js';
 import { authRoutes } from './routes/auth.js';
+import { candleRoutes } from './routes/candles.js';
+import { clientConfigRoutes } from './routes/client-config.js';
 import { fundsRoutes } from './routes/funds.js';
 import { historyRoutes } from './routes/history.js';
 import { marketRoutes } from './routes/market.js';
@@ -36,6 +38,7 @@ import { systemRoutes } from './routes/system.js';
 import { tpslRoutes } from './routes/tpsl.js';
 import { userRoutes } from './routes/user.js';
 import { installValidation } from './validation.js';
+import { webAppRoutes } from './web-app.js';
 
 export interface ServerOptions {
   logger?: FastifyServerOptions['logger'];
@@ -45,6 +48,8 @@ export interface ServerOptions {
   docs?: boolean;
   /** Proxies whose X-Forwarded-For names the client (src/api/client-ip.ts); default none: the TCP peer is the client. */
   trustProxy?: ProxyTrust | false;
+  /** Directory of the built web terminal served at / (default web/dist; false = none). */
+  webRoot?: string | false;
 }
 
 /** A registered route and how it authenticates (what the route-scope test walks). */
@@ -108,6 +113,8 @@ export async function buildServer(deps: ApiDeps, opts: ServerOptions = {}): Prom
   const app = await base(ctx, opts, 'Perpetual futures exchange API');
   await app.register(systemRoutes(ctx));
   await app.register(marketRoutes(ctx));
+  await app.register(candleRoutes(ctx));
+  await app.register(clientConfigRoutes(ctx));
   await app.register(ordersRoutes(ctx));
   await app.register(orderManageRoutes(ctx));
   await app.register(orderQueryRoutes(ctx));
@@ -120,6 +127,7 @@ export async function buildServer(deps: ApiDeps, opts: ServerOptions = {}): Prom
   if (opts.includeAuthRoutes ?? true) await app.register(authRoutes(ctx));
   if (ctx.admin) await app.register(adminRoutes(ctx, ctx.admin.operatorToken));
   await app.register(metricsRoutes(ctx));
+  if (opts.webRoot !== false) await app.register(webAppRoutes(opts.webRoot));
   return app;
 }
 

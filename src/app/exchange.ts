@@ -312,6 +312,8 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       auth: withOauthGrants(auth, accounts.oauth, Date.now),
       verifier,
       chainId: config.chainId,
+      channelEnv: config.channelEnv,
+      fundingIntervalMs: config.fundingIntervalMs,
       // History reads first wait for the projection of every command applied so far (read-your-writes).
       readStore: readStoreAdapter(store.queries, { stats: store.statistics, exchangeStats: exchangeStatistics, caughtUp: () => feed.whenCaughtUp(sequencer.seq) }),
       clock: Date.now,

@@ -7,6 +7,7 @@ import { ApiError, badRequest } from '../api/errors.js';
 import type { FillView, OrderView, TpSlView, TradeView } from '../engine/records.js';
 import type { ExchangeStatistics } from '../store/exchange-statistics.js';
 import { StoreQueryError, type StoreQueries, type StoreStatistics } from '../store/index.js';
+import type { CandleQuery } from '../store/candles.js';
 import { ReadModelBehindError } from './projector-feed.js';
 
 const plusOne = (t: number | undefined): number | undefined => (t === undefined ? undefined : t + 1);
@@ -92,6 +93,7 @@ export function readStoreAdapter(q: StoreQueries, options: ReadStoreAdapterOptio
     orderFills(userId: number, orderId: string): Promise<FillView[]> {
       return read(() => q.orderFills(userId, orderId));
     },
+    candles: (c: CandleQuery) => read(() => q.candles(c)),
     recentTrades(instrument: string, limit: number): Promise<TradeView[]> {
       return read(() => q.recentTrades(instrument, limit));
     },

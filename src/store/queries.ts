@@ -9,6 +9,7 @@ import type { FillView, FundingChangeView, OrderView, TpSlView, TradeView, Trans
 import {
   fillView, fundingView, orderKeyOf, orderView, positionHistoryView, toNum, tpslView, tradeView, transferView,
 } from './codec.js';
+import { queryCandles, type Candle, type CandleQuery } from './candles.js';
 import { groupStatusCondition, STOP_TYPES } from './order-status-groups.js';
 import { FILL_ORDINALS, fillPartitions, FUNDING_ORDINALS, FUNDING_PARTITIONS, windowedCount } from './row-ordinals.js';
 import { HistoryCounts, type CreatedWindow } from './history-counts.js';
@@ -175,6 +176,11 @@ export class StoreQueries {
       .orderBy('ev', 'asc')
       .execute();
     return rows.map(fillView);
+  }
+
+  /** Public OHLCV candles of an instrument (candles.ts). */
+  candles(q: CandleQuery): Promise<Candle[]> {
+    return queryCandles(this.db, q);
   }
 
   /** Public recent trades of an instrument, newest first (limit default 100, max 500). */
