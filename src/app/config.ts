@@ -8,6 +8,7 @@ import { proxyTrust } from '../api/client-ip.js';
 import { DEFAULT_API_CONFIG, DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../api/deps.js';
 import { DEFAULT_RATE_LIMITS, type Budget, type RateLimits } from '../api/rate-limits.js';
 import { DEFAULT_NONCE_LIMITS, type NonceLimits } from '../auth/nonce-store.js';
+import { DEFAULT_ALLOWED_DOMAINS } from '../auth/origin-allow-list.js';
 
 export interface ExchangeConfig {
   port: number;
@@ -66,6 +67,8 @@ export interface ExchangeConfig {
   fundingRatePeriodMs: number;
   /** Proxies (IPs/CIDRs) whose X-Forwarded-For is believed; empty = none. */
   trustProxy: string[];
+  /** SIWE domain/URI patterns sign-in accepts (`host`, `host:port`, `host:*`). */
+  siweDomains: string[];
   httpBodyLimit: number;
   httpTimeouts: HttpTimeouts;
   rateLimits: RateLimits;
@@ -93,6 +96,7 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'HOST', default: '127.0.0.1', doc: 'Interface to listen on (0.0.0.0 for all).' },
   { env: 'DATA_DIR', default: './data', doc: 'Journal, snapshots, read model, auth database and JWT key. Owner-only: the process runs with umask 077 and tightens older files at start.' },
   { env: 'CHAIN_ID', default: '16182', doc: 'Chain id wallets sign SIWE and EIP-712 messages with.' },
+  { env: 'SIWE_DOMAINS', default: DEFAULT_ALLOWED_DOMAINS.join(','), doc: 'Comma-separated hosts a sign-in (SIWE) message may name as its domain and URI: `host` (no port), `host:port` or `host:*` (any port). Add the host name the web terminal is served under, e.g. `trade.example.com`; https URIs only, except on loopback hosts.' },
   { env: 'CHANNEL_ENV', default: 'futures-perp-dev', doc: 'Prefix of real-time channel names ({env}:{name}).' },
   { env: 'ACCESS_TOKEN_TTL_SEC', default: '300', doc: 'Lifetime of access JWTs, seconds.' },
   { env: 'REFRESH_TOKEN_TTL_SEC', default: '2592000', doc: 'Lifetime of refresh tokens, seconds (30 days).' },
@@ -230,6 +234,17 @@ function trustProxyList(raw: string): string[] {
   return list;
 }
 
+function siweDomainList(raw: string): string[] {
+  const list = raw.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  for (const p of list) {
+    if (!/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:(\d{1,5}|\*))?$/.test(p)) {
+      throw new ConfigError(`SIWE_DOMAINS must list host, host:port or host:* patterns, got "${p}"`);
+    }
+  }
+  if (list.length === 0) throw new ConfigError('SIWE_DOMAINS must name at least one host');
+  return list;
+}
+
 function httpTimeouts(env: Env): HttpTimeouts {
   const d = DEFAULT_HTTP_TIMEOUTS;
   const t = {
@@ -326,6 +341,7 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
     fundingIntervalMs: int(env, 'FUNDING_INTERVAL_MS', demo ? 60_000 : 28_800_000),
     fundingRatePeriodMs: int(env, 'FUNDING_RATE_PERIOD_MS', int(env, 'FUNDING_INTERVAL_MS', demo ? 60_000 : 28_800_000)),
     trustProxy: trustProxyList(str(env, 'TRUST_PROXY', '')),
+    siweDomains: siweDomainList(str(env, 'SIWE_DOMAINS', DEFAULT_ALLOWED_DOMAINS.join(','))),
     httpBodyLimit: int(env, 'HTTP_BODY_LIMIT', DEFAULT_API_CONFIG.bodyLimit, 1),
     httpTimeouts: httpTimeouts(env),
     rateLimits: {

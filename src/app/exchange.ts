@@ -214,6 +214,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
       refreshTokenTtlSec: config.refreshTokenTtlSec,
       sessionEvents: new InProcessSessionEvents((err) => log.warn({ err }, 'a session revocation listener failed')),
       nonceLimits: config.nonceLimits,
+      allowedDomains: config.siweDomains,
     });
     const operatorToken = await loadOrCreateOperatorToken(dataDir);
     const verifier = createSignatureVerifier({ threads: config.signatureThreads });
