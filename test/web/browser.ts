@@ -8,6 +8,9 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const chromiumAvailable = (): boolean => existsSync(CHROMIUM);
+/** Skip reason outside CI when Chromium is missing; under CI (.ci/run installs it) the walk runs and fails instead. */
+export const chromiumSkip = (): string | false =>
+  chromiumAvailable() || process.env.CI ? false : 'Chromium is not installed (.ci/run installs it)';
 export const SCREENSHOTS = join(process.cwd(), 'test-results', 'web');
 
 export async function launch(): Promise<Browser> {

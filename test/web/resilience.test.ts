@@ -13,9 +13,9 @@ import type { Browser, Page } from 'playwright-core';
 import { loadConfig } from '../../src/app/config.js';
 import { startExchange, type RunningExchange } from '../../src/app/exchange.js';
 import { Bot, ok, RAISED_RATE_LIMITS } from '../app/client.js';
-import { chromiumAvailable, launch, shot, watchErrors } from './browser.js';
+import { chromiumSkip, launch, shot, watchErrors } from './browser.js';
 
-const skip = chromiumAvailable() ? false : 'Chromium is not installed (.ci/run installs it)';
+const skip = chromiumSkip();
 const T = 20_000;
 const TTL_SEC = 3;
 

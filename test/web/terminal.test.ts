@@ -8,9 +8,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { Bot, ok, startTestExchange, type TestExchange } from '../app/client.js';
-import { chromiumAvailable, launch, shot, watchErrors } from './browser.js';
+import { chromiumSkip, launch, shot, watchErrors } from './browser.js';
 
-const skip = chromiumAvailable() ? false : 'Chromium is not installed (.ci/run installs it)';
+const skip = chromiumSkip();
 const T = 15_000;
 
 async function signInLocal(page: Page): Promise<void> {
