@@ -10,6 +10,7 @@ import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_thread
 import type { WriterInit, WriterReply, WriterRequest } from './journal-writer-protocol.js';
 import { batchTransferList, forEachRow, type AppendBatch } from './append-buffer.js';
 import { nameThread } from '../workers/thread-name.js';
+import { INSERT_ROW, rowChecksum } from './sqlite-journal-table.js';
 
 if (!parentPort) throw new Error('journal-writer-worker must run in a worker thread');
 const port = parentPort;
@@ -20,9 +21,9 @@ const db = new Database(init.file);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = FULL');
 db.pragma(`wal_autocheckpoint = ${init.walAutocheckpointPages}`);
-const insert = db.prepare('INSERT INTO commands (seq, ts, body) VALUES (?, ?, ?)');
+const insert = db.prepare(INSERT_ROW);
 const row = (seq: number, ts: number, body: string | Buffer): void => {
-  insert.run(seq, ts, body);
+  insert.run(seq, ts, body, rowChecksum(seq, ts, body));
 };
 const writeBatches = db.transaction((batches: AppendBatch[]) => {
   for (const b of batches) forEachRow(b, row);

@@ -1,5 +1,5 @@
 /**
- * Command journal on SQLite (better-sqlite3): one table `commands(seq, ts, body)`.
+ * Command journal on SQLite (better-sqlite3): one table `commands(seq, ts, body, crc)` (sqlite-journal-table.ts).
  *
  * WAL + synchronous=FULL: a COMMIT returns only after the WAL is fsynced, so a resolved `flush()` survives
  * a power cut, not just a process crash. Appends only buffer (the command is serialized at append time so
@@ -17,6 +17,7 @@ import type { Command } from '../engine/commands.js';
 import { JournalWriteError, type CommandJournal, type JournalEntry } from './ports.js';
 import { readJournalFile } from './sqlite-journal-reader.js';
 import { AppendBuffer, forEachRow, type AppendBatch } from './append-buffer.js';
+import { INSERT_ROW, prepareJournalTable, rowChecksum } from './sqlite-journal-table.js';
 
 export interface SqliteJournalOptions {
   /** Database file, e.g. `data/journal.db`; parent directories are created. */
@@ -29,15 +30,9 @@ export interface SqliteJournalOptions {
   walAutocheckpointPages?: number;
 }
 
-const SCHEMA = `CREATE TABLE IF NOT EXISTS commands (
-  seq  INTEGER PRIMARY KEY,
-  ts   INTEGER NOT NULL,
-  body TEXT    NOT NULL
-)`;
-
 export class SqliteJournal implements CommandJournal {
   private readonly db: Database.Database;
-  private readonly insert: Database.Statement<[number, number, string | Buffer]>;
+  private readonly insert: Database.Statement<[number, number, string | Buffer, number]>;
   private readonly writeBatch: (batch: AppendBatch) => void;
   private readonly pending: AppendBuffer;
   private committedSeq: number;
@@ -50,10 +45,10 @@ export class SqliteJournal implements CommandJournal {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.pragma(`wal_autocheckpoint = ${Math.max(1, Math.floor(walAutocheckpointPages))}`);
-    this.db.exec(SCHEMA);
-    this.insert = this.db.prepare('INSERT INTO commands (seq, ts, body) VALUES (?, ?, ?)');
+    prepareJournalTable(this.db);
+    this.insert = this.db.prepare(INSERT_ROW);
     const row = (seq: number, ts: number, body: string | Buffer): void => {
-      this.insert.run(seq, ts, body);
+      this.insert.run(seq, ts, body, rowChecksum(seq, ts, body));
     };
     this.writeBatch = this.db.transaction((batch: AppendBatch) => forEachRow(batch, row));
     const last = this.db.prepare('SELECT seq, ts FROM commands ORDER BY seq DESC LIMIT 1').get() as

@@ -23,12 +23,8 @@ import type { SqliteJournalOptions } from './sqlite-journal.js';
 import { startSiblingWorker } from '../workers/start-worker.js';
 import { readJournalFile } from './sqlite-journal-reader.js';
 import { AppendBuffer, batchTransferList } from './append-buffer.js';
+import { prepareJournalTable } from './sqlite-journal-table.js';
 
-const SCHEMA = `CREATE TABLE IF NOT EXISTS commands (
-  seq  INTEGER PRIMARY KEY,
-  ts   INTEGER NOT NULL,
-  body TEXT    NOT NULL
-)`;
 
 interface InFlight {
   lastSeq: number;
@@ -54,7 +50,7 @@ export class ThreadedSqliteJournal implements CommandJournal {
     const db = new Database(file);
     try {
       db.pragma('journal_mode = WAL');
-      db.exec(SCHEMA);
+      prepareJournalTable(db);
       const last = db.prepare('SELECT seq, ts FROM commands ORDER BY seq DESC LIMIT 1').get() as { seq: number; ts: number } | undefined;
       this.committedSeq = last?.seq ?? 0;
       this.pending = new AppendBuffer(this.committedSeq, last?.ts ?? 0);

@@ -201,7 +201,7 @@ for (const [name, open] of [['inline', openSqliteJournal], ['threaded', openThre
         assert.equal(r.t, isBinaryKind(cmds[i].kind) ? 'blob' : 'text');
       });
       // An older journal: every body JSON text.
-      const update = db.prepare('UPDATE commands SET body = ? WHERE seq = ?');
+      const update = db.prepare('UPDATE commands SET body = ?, crc = NULL WHERE seq = ?');
       db.transaction(() => cmds.forEach((c, i) => (i % 2 === 0 ? update.run(JSON.stringify(c), i + 1) : undefined)))();
       db.close();
 
