@@ -11,7 +11,7 @@ import { deepStrictEqual } from 'node:assert';
 import v8 from 'node:v8';
 import { performance } from 'node:perf_hooks';
 import { createEngine } from '../src/engine/engine.js';
-import type { EventBatch } from '../src/store/projector.js';
+import type { ProjectionBatch } from '../src/store/projector.js';
 import { decodeEventBatches, ProjectorEncoder } from '../src/store/projector-codec.js';
 import { applySetup, engineCommands } from './engine/runs.js';
 import { median } from './engine/stats.js';
@@ -24,7 +24,7 @@ const ROUNDS = Number(process.env.CODEC_ROUNDS ?? 5);
 const engine = createEngine();
 applySetup(engine, 1000);
 const w = generateWorkload({ ops: OPS, seed: 20261122, users: 1000, tsStart: BASE_TS + 100_000, idBase: 0 });
-const groups: EventBatch[][] = [];
+const groups: ProjectionBatch[][] = [];
 let events = 0;
 for (const [i, cmd] of engineCommands(w).entries()) {
   if (i % GROUP === 0) groups.push([]);

@@ -16,7 +16,7 @@ import { DEMO_INSTRUMENTS, DEMO_START_PRICES } from '../src/domain/instrument.js
 import { parseUnits } from '../src/domain/fixed.js';
 import { orderIdPrefix } from '../src/domain/order-id.js';
 import { openReadStore } from '../src/store/index.js';
-import type { EventBatch } from '../src/store/projector.js';
+import type { ProjectionBatch } from '../src/store/projector.js';
 import { mulberry32 } from '../src/simulation/seeded-random.js';
 import { sql } from 'kysely';
 
@@ -51,14 +51,14 @@ function kernelThreadsCpuMs(): number {
   return total;
 }
 
-function makeBatches(total: number): EventBatch[] {
+function makeBatches(total: number): ProjectionBatch[] {
   const engine = createEngine();
   let ts = Date.now();
-  const out: EventBatch[] = [];
+  const out: ProjectionBatch[] = [];
   const apply = (c: Record<string, unknown>) => {
     const cmd = { ...c, ts: ts++ } as unknown as Command;
     const r = engine.apply(cmd);
-    return { seq: engine.seq, ts: cmd.ts, events: r.events } as EventBatch;
+    return { seq: engine.seq, ts: cmd.ts, events: r.events } as ProjectionBatch;
   };
   for (const inst of DEMO_INSTRUMENTS) out.push(apply({ kind: 'instrument.upsert', config: inst }));
   for (const inst of DEMO_INSTRUMENTS) {
@@ -82,7 +82,7 @@ function makeBatches(total: number): EventBatch[] {
   return out;
 }
 
-async function run(batches: EventBatch[], setup: number): Promise<number> {
+async function run(batches: ProjectionBatch[], setup: number): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'proj-cost-'));
   const store = await openReadStore({ kind: 'sqlite', file: join(dir, 'read.db') });
   try {

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import type { StartupStatus } from '../src/api/deps.js';
+import type { StartupStatus } from '../src/api/ports.js';
 import { envInt } from './env-int.js';
 
 

@@ -5,7 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { typedDataDigest } from '../../src/signing/eip712.js';
 import { recoverSigner } from '../../src/signing/recover.js';
-import type { SignedMessage } from '../../src/signing/types.js';
+import type { SignedMessage } from '../../src/signing/ports.js';
 
 export interface CeilingWorkerData {
   chainId: string;

@@ -17,9 +17,9 @@ import { performance } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import pg from 'pg';
-import type { ApiDeps } from '../../src/api/deps.js';
+import type { ApiDeps } from '../../src/api/ports.js';
 import { buildServer } from '../../src/api/server.js';
-import { readStoreAdapter } from '../../src/app/read-store.js';
+import { historyReader } from '../../src/app/history-reader.js';
 import type { AuthService, UserRecord } from '../../src/auth/types.js';
 import { createEngine } from '../../src/engine/engine.js';
 import { insertRows } from '../../src/store/bulk-write.js';
@@ -147,7 +147,7 @@ export async function runHistoryBench(): Promise<void> {
       await seed(store);
       const deps: ApiDeps = {
         engine: createEngine(), submit: async () => { throw new Error('read-only bench'); }, auth: stubAuth,
-        verifier: {} as ApiDeps['verifier'], chainId: '16182', readStore: readStoreAdapter(store.queries, { stats: store.statistics }), clock: Date.now,
+        verifier: {} as ApiDeps['verifier'], chainId: '16182', readStore: historyReader(store.queries, { stats: store.statistics }), clock: Date.now,
         config: { rateLimits: RAISED_RATE_LIMITS },
       };
       const app = await buildServer(deps, { logger: false });

@@ -8,7 +8,7 @@ import { verifyTypedData } from 'ethers';
 import { orderIdPrefix } from '../../src/domain/order-id.js';
 import { eip712Domain, typedDataDigest, types } from '../../src/signing/eip712.js';
 import { secp256k1 } from '../../src/signing/secp256k1-backend.js';
-import type { SignedMessage } from '../../src/signing/types.js';
+import type { SignedMessage } from '../../src/signing/ports.js';
 import { mulberry32 } from '../../src/simulation/seeded-random.js';
 
 export const INSTRUMENT = 'BTCUSDT';

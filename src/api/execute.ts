@@ -1,6 +1,6 @@
 /** Runs a command through the sequencer and turns an engine refusal into the HTTP error it names. */
 import type { Reply } from '../engine/records.js';
-import type { CommandInput, Submit } from './deps.js';
+import type { CommandInput, Submit } from '../engine/commands.js';
 import { ApiError } from './errors.js';
 
 export type OkReply = Extract<Reply, { ok: true }>;

@@ -8,7 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { installAuthentication } from './authenticate.js';
 import type { ProxyTrust } from './client-ip.js';
 import type { RouteContext } from './context.js';
-import { DEFAULT_API_CONFIG, type ApiDeps } from './deps.js';
+import { DEFAULT_API_CONFIG, type ApiDeps } from './ports.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.js';
 import { installJsonParser } from './json-parser.js';
 import { installOpenApi } from './openapi.js';

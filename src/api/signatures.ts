@@ -7,7 +7,7 @@
 import { parseMoney } from '../domain/fixed.js';
 import type { UserRecord } from '../auth/types.js';
 import { Eip712EncodingError } from '../signing/errors.js';
-import type { SignatureVerifier, SignedMessage, SignedType } from '../signing/types.js';
+import type { SignatureVerifier, SignedMessage, SignedType } from '../signing/ports.js';
 import { badRequest } from './errors.js';
 
 const SIG_RE = /^(0x)?[0-9a-fA-F]{130}$/;

@@ -5,7 +5,7 @@
 import type { RealtimeLimits } from '../realtime/limits.js';
 import { DEFAULT_MARKET_MAKER_SETTINGS, type MarketMakerSettings } from '../simulation/market-maker.js';
 import { proxyTrust } from '../api/client-ip.js';
-import { DEFAULT_API_CONFIG, DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../api/deps.js';
+import { DEFAULT_API_CONFIG, DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../api/ports.js';
 import { DEFAULT_RATE_LIMITS, type Budget, type RateLimits } from '../api/rate-limits.js';
 import { DEFAULT_NONCE_LIMITS, type NonceLimits } from '../auth/nonce-store.js';
 import { DEFAULT_ALLOWED_DOMAINS } from '../auth/origin-allow-list.js';

@@ -11,7 +11,7 @@
  */
 import type pino from 'pino';
 import type { CommandResult } from '../engine/records.js';
-import type { CommandInput } from '../sequencer/sequencer.js';
+import type { CommandInput } from '../engine/commands.js';
 
 export interface FundingClockOptions {
   /** Wall-clock period between settlements. */

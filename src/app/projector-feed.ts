@@ -17,15 +17,14 @@
  * Linger: under load a project() call starts at most every `lingerMs` (what arrives meanwhile joins the
  * next call), because each call is one read-model transaction and its cost is mostly the index pages it
  * dirties, written to the WAL once per commit whatever the number of rows on them: a user's new orders
- * land on the same leaf of each orders index, so 20 ms of orders in one commit cost far less per order
- * than many small commits (bench/projector-cost.ts: 128 users at ~7,000 orders/s, 20 ms = 140 orders per
- * commit wrote 8.9 WAL pages per order, 50 ms = 350 orders 4.3). Nobody waits for that: a read that needs the
+ * land on the same leaf of each orders index, so one commit of many orders costs far less per order than
+ * many small commits (measured: docs/performance.md, "Read model"). Nobody waits for that: a read that needs the
  * projection (whenCaughtUp) and drain() start the next call at once, and an idle feed sends the first
  * batch immediately (the linger counts from the previous call's start).
  */
 import { performance } from 'node:perf_hooks';
 import type pino from 'pino';
-import type { EventBatch } from '../sequencer/event-bus.js';
+import type { EventBatch } from '../engine/commands.js';
 import type { Projector } from '../store/index.js';
 
 /** The read model cannot answer for every command applied so far; the API turns it into 503 READ_MODEL_BEHIND. */

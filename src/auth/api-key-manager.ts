@@ -15,7 +15,7 @@ import {
 } from './api-keys.js';
 import { BoundedCache } from './bounded-cache.js';
 import { sha256Hex } from './secrets.js';
-import type { ApiKeyPatch, ApiKeyRow, AuthStore } from './store.js';
+import type { ApiKeyPatch, ApiKeyRow, AuthStore } from './ports.js';
 import { AuthError, type ApiKeyBody, type ApiKeyRecord, type Scope } from './types.js';
 
 const API_KEYS_MAX = 50_000;

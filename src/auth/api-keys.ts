@@ -1,7 +1,7 @@
 /** Deprecated API keys: key format and validation of the create/update bodies. */
 import { opaqueToken } from './secrets.js';
 import { AuthError, SCOPES, isScope, type ApiKeyRecord, type Scope } from './types.js';
-import type { ApiKeyRow } from './store.js';
+import type { ApiKeyRow } from './ports.js';
 
 /** Visible part kept for display ("perpx_Ab3d…"); the rest is secret. */
 const KEY_PREFIX = 'perpx_';

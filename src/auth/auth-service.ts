@@ -14,11 +14,11 @@ import { DEFAULT_NONCE_LIMITS, NonceStore, type NonceLimits } from './nonce-stor
 import { DEFAULT_ALLOWED_DOMAINS, OriginAllowList } from './origin-allow-list.js';
 import { RevokedSessions } from './revoked-sessions.js';
 import { opaqueToken, sha256Hex } from './secrets.js';
-import { InProcessSessionEvents, type SessionEvents } from './session-events.js';
+import { InProcessSessionEvents } from './session-events.js';
 import { verifySiweSignIn } from './siwe-verification.js';
 import { deriveSmartAccountAddress } from './smart-account.js';
 import { SqliteAuthStore } from './sqlite-auth-store.js';
-import type { AuthStore, RefreshTokenRow } from './store.js';
+import type { AuthStore, RefreshTokenRow, SessionEvents } from './ports.js';
 import {
   AuthError,
   SCOPES,

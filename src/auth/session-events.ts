@@ -2,18 +2,10 @@
  * Session revocations as events. The auth service publishes each revocation it makes and learns of every
  * revocation (its own and, once gateways run as a cluster, those made on other nodes) from `subscribe`: it
  * refuses the session's access tokens from then on, and the real-time server ends the session's private
- * subscriptions. A cluster implements this port on its message broker; one process uses the one below.
+ * subscriptions. A cluster implements the SessionEvents port (ports.ts) on its message broker; one process uses this one.
  */
+import type { SessionEvents, SessionRevokedListener } from './ports.js';
 import type { SessionRevoked } from './types.js';
-
-export type SessionRevokedListener = (event: SessionRevoked) => void;
-
-export interface SessionEvents {
-  /** Announces a revocation made here; delivered to every subscriber (this node's included). */
-  publish(event: SessionRevoked): void;
-  /** Returns the unsubscribe. */
-  subscribe(listener: SessionRevokedListener): () => void;
-}
 
 /** Same-process delivery, synchronous: a listener has acted by the time publish returns. */
 export class InProcessSessionEvents implements SessionEvents {

@@ -1,6 +1,6 @@
 /** AuthStore on better-sqlite3. Tables are prefixed `auth_` because the database file may be shared. */
 import type { Database, Statement } from 'better-sqlite3';
-import type { ApiKeyListFilter, ApiKeyPatch, ApiKeyRow, AuthStore, NewUser, RefreshTokenRow } from './store.js';
+import type { ApiKeyListFilter, ApiKeyPatch, ApiKeyRow, AuthStore, NewUser, RefreshTokenRow } from './ports.js';
 import { isScope, type Role, type UserRecord } from './types.js';
 
 /** Scopes of keys created before keys had scopes: what every key could do then. */

@@ -11,7 +11,7 @@
 import type pino from 'pino';
 import type { ExchangeEngine } from '../engine/api.js';
 import type { CommandResult, EngineEvent, TransferView } from '../engine/records.js';
-import type { CommandInput } from '../sequencer/sequencer.js';
+import type { CommandInput } from '../engine/commands.js';
 import type { ChainDeposit, ChainNetwork } from './ports.js';
 
 export interface ChainBridgeOptions {

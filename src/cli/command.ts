@@ -20,10 +20,10 @@ export interface CommandSpec {
   options?: Record<string, OptionSpec>;
   /** Extra help paragraphs. */
   details?: string;
-  run(input: CommandInput): Promise<void>;
+  run(input: CliInput): Promise<void>;
 }
 
-export interface CommandInput {
+export interface CliInput {
   args: Record<string, string | undefined>;
   options: Record<string, string | boolean | string[] | undefined>;
   global: GlobalOptions;
@@ -84,7 +84,7 @@ export function mainHelp(bin: string, commands: CommandSpec[]): string {
 }
 
 /** Parses argv for one command. Throws UsageError with a readable message. */
-export function parseCommand(c: CommandSpec, argv: string[], env: NodeJS.ProcessEnv): { input: CommandInput; help: boolean } {
+export function parseCommand(c: CommandSpec, argv: string[], env: NodeJS.ProcessEnv): { input: CliInput; help: boolean } {
   const specs = { ...GLOBAL_OPTIONS, ...(c.options ?? {}) };
   const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {};
   for (const [k, o] of Object.entries(specs)) options[k] = { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) };

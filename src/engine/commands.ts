@@ -7,6 +7,7 @@
  */
 import type { InstrumentConfig } from '../domain/instrument.js';
 import type { OrderGroup, Side, TimeInForce, TpSlType, TradingState } from '../domain/enums.js';
+import type { CommandResult, EngineEvent } from './records.js';
 
 export interface SelfMatchPrevention {
   smp: boolean;
@@ -88,3 +89,18 @@ export type Command =
   | { kind: 'tpsl.cancel'; ts: number; userId: number; instrument: string; id: string };
 
 export type CommandKind = Command['kind'];
+
+export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** A command as its sender builds it (gateway, feeds, bots, operator); the sequencer stamps `ts` and journals it. */
+export type CommandInput = DistributiveOmit<Command, 'ts'>;
+/** The command path: applies, journals, and resolves once the command is durable. */
+export type Submit = (cmd: CommandInput) => Promise<CommandResult>;
+
+/** The events one journaled command produced: what the event bus carries, in seq order. */
+export interface EventBatch {
+  seq: number;
+  ts: number;
+  kind: CommandKind;
+  /** Empty for a refused command; published anyway so subscribers can track the seq they are at. */
+  events: EngineEvent[];
+}

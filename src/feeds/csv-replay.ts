@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseUnits, type Units } from '../domain/fixed.js';
-import { fitPrice, type FeedInstrument, type IndexFeed, type PriceSink } from './types.js';
+import { fitPrice, type FeedInstrument } from './feed-instrument.js';
+import type { IndexFeed, PriceSink } from './ports.js';
 
 export interface CsvRow {
   t: number;

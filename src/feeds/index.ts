@@ -2,4 +2,5 @@
 export { CsvReplayFeed, loadCsvSeries, parseIndexCsv, type CsvRow } from './csv-replay.js';
 export { OperatorPush } from './operator-push.js';
 export { RandomWalkFeed, XorShift32 } from './random-walk.js';
-export { feedInstrumentOf, fitPrice, type FeedInstrument, type IndexFeed, type PriceSink } from './types.js';
+export { feedInstrumentOf, fitPrice, type FeedInstrument } from './feed-instrument.js';
+export type { IndexFeed, PriceSink } from './ports.js';

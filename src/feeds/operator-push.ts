@@ -3,7 +3,8 @@
  * automatic feed is; with the random walk running the walk continues from the pushed price.
  */
 import type { Units } from '../domain/fixed.js';
-import { fitPrice, type FeedInstrument, type PriceSink } from './types.js';
+import { fitPrice, type FeedInstrument } from './feed-instrument.js';
+import type { PriceSink } from './ports.js';
 
 export class OperatorPush {
   constructor(private readonly instruments: () => FeedInstrument[], private readonly sink: PriceSink) {}

@@ -4,7 +4,8 @@
  * (Irwin–Hall), scaled so one step's standard deviation is `volatility` (a fraction in 1e-8 units) of the
  * price. The walk continues from the engine's current index, so an operator push moves it.
  */
-import { fitPrice, type FeedInstrument, type IndexFeed, type PriceSink } from './types.js';
+import { fitPrice, type FeedInstrument } from './feed-instrument.js';
+import type { IndexFeed, PriceSink } from './ports.js';
 import type { Units } from '../domain/fixed.js';
 
 /** Standard deviation of the sum of four uniform integers in [0, 65535]: sqrt(4 × (65536² − 1) / 12). */

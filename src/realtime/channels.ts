@@ -1,6 +1,6 @@
 /**
- * Maps the engine's event batches onto the public real-time channels (`{env}:{name}`, docs/api.md), and
- * supplies the channel policy (authorize + history) the real-time server asks for.
+ * Maps the engine's event batches onto the public real-time channels (`{env}:{name}`, docs/api.md) and
+ * publishes them through a ChannelPublisher (the real-time server). Who may subscribe: channel-policy.ts.
  *
  * Per-user channels (`{id}` = exchangeId): user, funding, transfer-update, position, order, orderFills,
  * order-fee, tpsl. Public: heartbeat, info, instruments, coin-price, funding-rate, recent-trade-{instrument},
@@ -9,8 +9,6 @@
  * Comparison fields strictly increase per entity as clients key them (they drop anything not newer): info
  * across snapshots and changes, trades per instrument, positions per user and instrument (StrictTimes).
  */
-import type { AuthService } from '../auth/types.js';
-import { ORDER_BOOK_GROUPINGS } from '../domain/enums.js';
 import { parseUnits } from '../domain/fixed.js';
 import type { ExchangeEngine } from '../engine/api.js';
 import type { EngineEvent } from '../engine/records.js';
@@ -18,61 +16,10 @@ import {
   coinsFromInstruments, iso, toAccountEvent, toFundingRateEvent, toCoin, toDepthEvent, toFundingEvent, toInstrumentLive, toMatcherEvent, toOrder,
   toOrderFeeEvent, toOrderFill, toPosition, toRecentTrade, toTpSl, toTradeEvent, toTransferEvent, type InstrumentStats,
 } from '../records/index.js';
-import type { HistoryPolicy } from './broker.js';
+import { BOOK_CHANNEL_LEVELS, BOOK_SUFFIXES } from './channel-policy.js';
 import { CoalescingPublisher } from './coalescer.js';
-import { ErrorCode } from './codes.js';
 import { Heartbeat } from './heartbeat.js';
-import type { Publish } from './publisher.js';
-import type { Authorization, Authorize, HistoryPolicyFor } from './types.js';
-
-export const USER_CHANNELS = ['user', 'funding', 'transfer-update', 'position', 'order', 'orderFills', 'order-fee', 'tpsl'] as const;
-export const PUBLIC_CHANNELS = ['heartbeat', 'info', 'instruments', 'coin-price', 'funding-rate'] as const;
-export const BOOK_SUFFIXES = [...ORDER_BOOK_GROUPINGS, 'best'] as const;
-
-/** History kept by recoverable channels (per-user channels and funding-rate). */
-export const RECOVERABLE_HISTORY: HistoryPolicy = { size: 1000, ttlMs: 600_000 };
-/** Price levels per side sent on orderBook channels. */
-export const BOOK_CHANNEL_LEVELS = 50;
-
-const USER_RE = new RegExp(`^(${USER_CHANNELS.join('|')})-(\\d+)$`);
-const BOOK_RE = /^orderBook-([A-Za-z0-9_]+)-(0\.1|1|10|50|100|best)$/;
-const TRADE_RE = /^(recent-trade|trade)-([A-Za-z0-9_]+)$/;
-
-export type ParsedChannel =
-  | { kind: 'public'; name: string }
-  | { kind: 'user'; name: string; exchangeId: number }
-  | { kind: 'instrument'; name: string; instrument: string }
-  | { kind: 'unknown' };
-
-/** Parses `{env}:{name}`; anything outside the contract is `unknown`. */
-export function parseChannel(env: string, channel: string): ParsedChannel {
-  const prefix = `${env}:`;
-  if (!channel.startsWith(prefix)) return { kind: 'unknown' };
-  const name = channel.slice(prefix.length);
-  if ((PUBLIC_CHANNELS as readonly string[]).includes(name)) return { kind: 'public', name };
-  let m = USER_RE.exec(name);
-  if (m) {
-    const exchangeId = Number(m[2]);
-    return Number.isSafeInteger(exchangeId) ? { kind: 'user', name, exchangeId } : { kind: 'unknown' };
-  }
-  m = BOOK_RE.exec(name);
-  if (m) return { kind: 'instrument', name, instrument: m[1] };
-  m = TRADE_RE.exec(name);
-  if (m) return { kind: 'instrument', name, instrument: m[2] };
-  return { kind: 'unknown' };
-}
-
-/** Reads a JWT's `exp` (seconds) without verifying it: only used to tell "expired" from "invalid". */
-function unverifiedExpiryMs(token: string): number | undefined {
-  const part = token.split('.')[1];
-  if (!part) return undefined;
-  try {
-    const payload = JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as { exp?: unknown };
-    return typeof payload.exp === 'number' ? payload.exp * 1000 : undefined;
-  } catch {
-    return undefined;
-  }
-}
+import type { ChannelPublisher } from './ports.js';
 
 /**
  * Per-key clock for comparison fields that must strictly increase per entity as the public client keys the
@@ -109,19 +56,15 @@ export interface ChannelsOptions {
   /** Channel prefix, e.g. `futures-perp-dev`. */
   env: string;
   engine: ExchangeEngine;
-  /** RealtimeServer.publish (or a fake in tests). */
-  publish: Publish;
-  auth: Pick<AuthService, 'verifyAccessToken'>;
+  /**
+   * Where publications go: the real-time server (or a fake in tests). Its hasSubscribers lets channels without
+   * history that nobody listens to skip building their data (a depth snapshot per book change is the costly part).
+   */
+  publisher: ChannelPublisher;
   bookIntervalMs?: number;
   heartbeatMs?: number;
   now?: () => number;
   onError?: (err: unknown, channel: string) => void;
-  /**
-   * RealtimeServer.hasSubscribers. Order-book and trade channels keep no history, so when nobody is
-   * subscribed their data is not built at all (a depth snapshot per book change is the costly part).
-   * Default: always build.
-   */
-  hasSubscribers?: (channel: string) => boolean;
   /** Rolling 24 h statistics for the instruments channel (high, low, volumes; synchronous). Default: none (zeros). */
   instrumentStats?: (instrument: string) => InstrumentStats | undefined;
 }
@@ -133,8 +76,7 @@ export interface BatchLike {
 export class ExchangeChannels {
   readonly env: string;
   private readonly engine: ExchangeEngine;
-  private readonly rawPublish: Publish;
-  private readonly auth: Pick<AuthService, 'verifyAccessToken'>;
+  private readonly publisher: ChannelPublisher;
   private readonly books: CoalescingPublisher;
   private readonly heartbeat: Heartbeat;
   private readonly infoIntervalMs: number;
@@ -148,17 +90,14 @@ export class ExchangeChannels {
   private readonly bookSentT = new Map<string, number>();
   private readonly now: () => number;
   private readonly onError: (err: unknown, channel: string) => void;
-  private readonly hasSubscribers: (channel: string) => boolean;
   private readonly instrumentStats: (instrument: string) => InstrumentStats | undefined;
 
   constructor(opts: ChannelsOptions) {
     this.env = opts.env;
     this.engine = opts.engine;
-    this.rawPublish = opts.publish;
-    this.auth = opts.auth;
+    this.publisher = opts.publisher;
     this.now = opts.now ?? Date.now;
     this.onError = opts.onError ?? (() => {});
-    this.hasSubscribers = opts.hasSubscribers ?? (() => true);
     this.instrumentStats = opts.instrumentStats ?? (() => undefined);
     this.books = new CoalescingPublisher((ch, data) => this.send(ch, data), {
       intervalMs: opts.bookIntervalMs ?? 50,
@@ -222,7 +161,7 @@ export class ExchangeChannels {
 
   private send(channel: string, data: unknown): void {
     try {
-      const r = this.rawPublish(channel, data);
+      const r = this.publisher.publish(channel, data);
       if (r instanceof Promise) r.catch((err: unknown) => this.onError(err, channel));
     } catch (err) {
       this.onError(err, channel);
@@ -256,9 +195,9 @@ export class ExchangeChannels {
         const t = this.tradeTimes.next(ev.trade.instrument, ev.trade.createdAt);
         const view = t === ev.trade.createdAt ? ev.trade : { ...ev.trade, createdAt: t };
         const recent = this.channel(`recent-trade-${view.instrument}`);
-        if (this.hasSubscribers(recent)) this.send(recent, toRecentTrade(view));
+        if (this.publisher.hasSubscribers(recent)) this.send(recent, toRecentTrade(view));
         const trade = this.channel(`trade-${view.instrument}`);
-        if (this.hasSubscribers(trade)) this.send(trade, toTradeEvent(view));
+        if (this.publisher.hasSubscribers(trade)) this.send(trade, toTradeEvent(view));
         return;
       }
       case 'book':
@@ -266,7 +205,7 @@ export class ExchangeChannels {
       case 'instrument': {
         // No history on this channel: without subscribers there is nothing to build (nor statistics to fold).
         const channel = this.channel('instruments');
-        if (!this.hasSubscribers(channel)) return;
+        if (!this.publisher.hasSubscribers(channel)) return;
         const config = this.engine.instrumentConfig(ev.instrument.id);
         if (!config) return;
         return this.send(channel, toInstrumentLive(config, ev.instrument, this.instrumentStats(ev.instrument.id)));
@@ -289,7 +228,7 @@ export class ExchangeChannels {
     for (const suffix of BOOK_SUFFIXES) {
       const channel = this.channel(`orderBook-${instrument}-${suffix}`);
       // A later subscriber gets the state of the next change, as it would have with a publication now.
-      if (!this.hasSubscribers(channel)) continue;
+      if (!this.publisher.hasSubscribers(channel)) continue;
       const best = suffix === 'best';
       const grouping = best ? 0 : parseUnits(suffix);
       this.books.schedule(channel, () => {
@@ -303,44 +242,4 @@ export class ExchangeChannels {
       });
     }
   }
-
-  /** Channel policy for the real-time server. */
-  readonly authorize: Authorize = async (channel, data): Promise<Authorization> => {
-    const p = parseChannel(this.env, channel);
-    switch (p.kind) {
-      case 'unknown':
-        return { allowed: false, code: ErrorCode.unknownChannel, message: 'unknown channel' };
-      case 'public':
-        return { allowed: true };
-      case 'instrument':
-        return this.engine.instrumentConfig(p.instrument)
-          ? { allowed: true }
-          : { allowed: false, code: ErrorCode.unknownChannel, message: 'unknown instrument' };
-      case 'user': {
-        const token = typeof data === 'object' && data !== null ? (data as { accessToken?: unknown }).accessToken : undefined;
-        if (typeof token !== 'string' || token === '') {
-          return { allowed: false, code: ErrorCode.permissionDenied, message: 'accessToken required' };
-        }
-        const verified = await this.auth.verifyAccessToken(token);
-        if (!verified) {
-          const exp = unverifiedExpiryMs(token);
-          if (exp !== undefined && exp <= this.now()) {
-            return { allowed: false, code: ErrorCode.expired, message: 'token expired', temporary: true };
-          }
-          return { allowed: false, code: ErrorCode.permissionDenied, message: 'permission denied' };
-        }
-        if (verified.user.exchangeId !== p.exchangeId) {
-          return { allowed: false, code: ErrorCode.permissionDenied, message: 'permission denied' };
-        }
-        // The session lets RealtimeServer.endSession end this subscription when the session is revoked.
-        return { allowed: true, expiresAt: verified.expiresAt, sessionId: verified.sessionId };
-      }
-    }
-  };
-
-  readonly historyFor: HistoryPolicyFor = (channel) => {
-    const p = parseChannel(this.env, channel);
-    if (p.kind === 'user' || (p.kind === 'public' && p.name === 'funding-rate')) return RECOVERABLE_HISTORY;
-    return null;
-  };
 }

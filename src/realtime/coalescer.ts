@@ -1,7 +1,7 @@
 // Rate-limits publications per channel: the first change in a quiet period goes out at once,
 // later ones within the interval collapse into one trailing publication of the latest state.
 // Used for order books, where only the newest snapshot matters.
-import type { Publish } from './publisher.js';
+import type { Publish } from './ports.js';
 
 export interface CoalescingOptions {
   /** Minimum time between two publications on one channel. Default 50 ms. */

@@ -2,13 +2,12 @@
 // stream position read, live once authorized and answered, ended by unsubscribe, expiry, a lost stream or
 // the end of the login session behind them. Only a live subscription is ever served (publications, history):
 // reservations sit in a map of their own, and one method alone moves a subscription into the live map.
-import type { HistoryPolicy } from './broker.js';
+import type { ClientInfo, HistoryPolicy } from './ports.js';
 import { Errors, UnsubscribeCode, type ProtocolError } from './codes.js';
 import type { ConnectionContext } from './connection.js';
 import { encodeReply, encodeUnsubscribePush, type SubscribeRequest } from './protocol.js';
 import { resolveStream, type StreamPart } from './recovery.js';
 import { ChannelSubscription, type SubscriptionOwner } from './subscription.js';
-import type { ClientInfo } from './types.js';
 
 /** What the subscriptions need from their connection. */
 export interface SubscriptionsHost {

@@ -3,22 +3,21 @@
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { WebSocket, type RawData } from 'ws';
-import type { Broker } from './broker.js';
+import type { Authorize, Broker, ClientInfo, HistoryPolicyFor, Logger } from './ports.js';
 import { Disconnects, Errors, type Disconnect, type ProtocolError } from './codes.js';
 import type { Hub } from './hub.js';
-import { CommandLimiter, type CommandKind, type RealtimeLimits } from './limits.js';
+import { CommandLimiter, type ClientCommandKind, type RealtimeLimits } from './limits.js';
 import {
   PING,
   encodeDisconnectPush,
   encodeErrorReply,
   encodeReply,
   parseFrame,
-  type Command,
+  type ClientCommand,
   type HistoryRequest,
 } from './protocol.js';
 import type { FrameBuilder } from './frame-builder.js';
 import { ConnectionSubscriptions, type SubscriptionsHost } from './connection-subscriptions.js';
-import type { Authorize, ClientInfo, HistoryPolicyFor, Logger } from './types.js';
 
 export interface ConnectionSettings {
   version: string;
@@ -177,7 +176,7 @@ export class Connection implements SubscriptionsHost {
     if (this.isClosed) return;
     // Any data from the client proves it alive, not only the pong itself.
     this.pingSentAt = 0;
-    let commands: Command[];
+    let commands: ClientCommand[];
     try {
       if (isBinary) throw new Error('binary frame on the JSON protocol');
       commands = parseFrame(data.toString());
@@ -194,8 +193,8 @@ export class Connection implements SubscriptionsHost {
   }
 
   /** Counts the command against the connection's budget; beyond it: 111, and after many of those 3013. */
-  private withinLimits(limiter: CommandLimiter, cmd: Command): boolean {
-    const kind: CommandKind = cmd.subscribe ? 'subscribe' : cmd.history ? 'history' : 'other';
+  private withinLimits(limiter: CommandLimiter, cmd: ClientCommand): boolean {
+    const kind: ClientCommandKind = cmd.subscribe ? 'subscribe' : cmd.history ? 'history' : 'other';
     const verdict = limiter.check(kind);
     if (verdict === 'ok') return true;
     if (verdict === 'disconnect') {
@@ -206,7 +205,7 @@ export class Connection implements SubscriptionsHost {
     return false;
   }
 
-  private handle(cmd: Command): void {
+  private handle(cmd: ClientCommand): void {
     const id = cmd.id;
     if (id === undefined || id === 0) {
       // `{}` is the pong; `send` (async message) has no reply and no use here.

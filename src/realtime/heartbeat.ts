@@ -1,6 +1,6 @@
 // Publishes `{ t: <ms> }` on a channel periodically; clients treat a silence of 30 s as a
 // lost connection (interface spec, {env}:heartbeat).
-import type { Publish } from './publisher.js';
+import type { Publish } from './ports.js';
 
 export class Heartbeat {
   private timer: NodeJS.Timeout | null = null;

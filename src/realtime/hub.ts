@@ -1,6 +1,6 @@
 // Local fan-out: channel → subscriptions of this node. Each broker publication is encoded
 // once into a push frame and the same bytes are queued on every subscriber's connection.
-import type { Broker, Publication, StreamPosition } from './broker.js';
+import type { Broker, Publication, StreamPosition } from './ports.js';
 import { encodePublicationPush } from './protocol.js';
 
 /** One connection's subscription as the hub sees it. */

@@ -41,7 +41,7 @@ function fullBucket(burst: number, tokensPerInterval: number, intervalMs: number
 
 const perSecond = (rate: Rate) => fullBucket(rate.burst, rate.perSecond, 1000);
 
-export type CommandKind = 'subscribe' | 'history' | 'other';
+export type ClientCommandKind = 'subscribe' | 'history' | 'other';
 /** ok: serve it; refuse: answer 111; disconnect: the connection keeps going after many refusals (3013). */
 export type Verdict = 'ok' | 'refuse' | 'disconnect';
 
@@ -63,7 +63,7 @@ export class CommandLimiter {
     return new CommandLimiter(make(messages), make(subscribes), make(histories), refusals);
   }
 
-  check(kind: CommandKind): Verdict {
+  check(kind: ClientCommandKind): Verdict {
     const specific = kind === 'subscribe' ? this.subscribes : kind === 'history' ? this.histories : null;
     if ((!this.messages || this.messages.tryRemoveTokens(1)) && (!specific || specific.tryRemoveTokens(1))) return 'ok';
     return this.refusals && !this.refusals.tryRemoveTokens(1) ? 'disconnect' : 'refuse';

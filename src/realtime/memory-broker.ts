@@ -9,7 +9,7 @@ import type {
   PublicationHandler,
   PublishOptions,
   StreamPosition,
-} from './broker.js';
+} from './ports.js';
 
 export interface InMemoryBrokerOptions {
   /** A stream idle (no publication) this long is forgotten; the next one starts a new epoch.

@@ -41,7 +41,7 @@ export interface HistoryRequest {
 }
 
 /** A client command. Exactly one method member is set; `id` is absent for `send` and pong. */
-export interface Command {
+export interface ClientCommand {
   id?: number;
   connect?: ConnectRequest;
   subscribe?: SubscribeRequest;
@@ -74,15 +74,15 @@ export interface SubscribeResult {
 }
 
 /** Splits a received frame into commands. Throws on malformed JSON (→ bad request). */
-export function parseFrame(frame: string): Command[] {
-  const out: Command[] = [];
+export function parseFrame(frame: string): ClientCommand[] {
+  const out: ClientCommand[] = [];
   for (const line of frame.split('\n')) {
     if (line.trim() === '') continue;
     const msg: unknown = JSON.parse(line);
     if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) {
       throw new SyntaxError('command is not an object');
     }
-    out.push(msg as Command);
+    out.push(msg as ClientCommand);
   }
   return out;
 }

@@ -1,6 +1,6 @@
 // Builds the stream part of a subscribe result: the current position, and for a client
 // asking to recover, the publications it missed when its position is still in history.
-import type { Broker, HistoryPolicy, StreamPosition } from './broker.js';
+import type { Broker, HistoryPolicy, StreamPosition } from './ports.js';
 import { Errors, type ProtocolError } from './codes.js';
 import { SubscribeFlag, type SubscribeRequest, type SubscribeResult } from './protocol.js';
 

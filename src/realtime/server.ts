@@ -1,10 +1,12 @@
-// Centrifugo-protocol (JSON, bidirectional websocket) real-time server. Attaches to an
-// existing http.Server through its 'upgrade' event, or runs its own.
+// Centrifugo-protocol (JSON, bidirectional websocket) real-time server. Attaches to existing
+// http.Servers through their 'upgrade' event (the `server` option or attach()), or runs its own.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Broker, HistoryOptions, HistoryResult, StreamPosition } from './broker.js';
+import {
+  silentLogger, type Authorize, type Broker, type HistoryOptions, type HistoryPolicyFor, type HistoryResult, type Logger, type RealtimeStats, type StreamPosition,
+} from './ports.js';
 import { Disconnects, DisconnectCode } from './codes.js';
 import { Connection, type ConnectionContext, type ConnectionSettings } from './connection.js';
 import { FlushScheduler } from './flush-scheduler.js';
@@ -13,10 +15,9 @@ import { LRUCache } from 'lru-cache';
 import { Hub } from './hub.js';
 import { ConnectionGate, type RealtimeLimits } from './limits.js';
 import { InMemoryBroker } from './memory-broker.js';
-import { silentLogger, type Authorize, type HistoryPolicyFor, type Logger, type RealtimeStats } from './types.js';
 
 export interface RealtimeServerOptions {
-  /** Attach to this server ('upgrade' event). Omitted: a standalone server; call listen(). */
+  /** Attach to this server ('upgrade' event). Omitted: a standalone server (call listen()), or attach() later. */
   server?: http.Server;
   /** Websocket path. Default `/connection/websocket` (what centrifuge clients use). */
   path?: string;
@@ -82,6 +83,8 @@ export interface RealtimeServer {
    */
   endSession(sessionId: string): number;
   readonly stats: RealtimeStats;
+  /** Serves websocket upgrades on `path` of this server too (one the server was not created with). */
+  attach(server: http.Server): void;
   /** Standalone mode only: starts listening (port 0 = random). */
   listen(port?: number, host?: string): Promise<AddressInfo>;
   /** Disconnects everyone with a reconnect code (3001 shutdown) and stops. */
@@ -160,25 +163,32 @@ export function createRealtimeServer(opts: RealtimeServerOptions): RealtimeServe
     http.createServer((_req, res) => {
       res.writeHead(404).end();
     });
-  const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
-    const pathname = (req.url ?? '').split('?')[0];
-    if (pathname !== path) {
-      // Leave it to another upgrade handler if there is one.
-      if (httpServer.listenerCount('upgrade') === 1) socket.destroy();
-      return;
-    }
-    const ip = clientIpOf(req);
-    const admission = gate.admit(ip ?? 'unknown');
-    if (!admission.ok) {
-      logger.debug({ ip, status: admission.status, reason: admission.reason }, 'websocket upgrade refused');
-      refuseUpgrade(socket, admission.status, admission.reason);
-      return;
-    }
-    // Counted until the socket closes, whether or not the handshake completes.
-    socket.once('close', admission.release);
-    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, socket, req, ip));
+  // One upgrade listener per server it serves: removed again by close().
+  const attached = new Map<http.Server, (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void>();
+  const attach = (server: http.Server) => {
+    if (attached.has(server)) return;
+    const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+      const pathname = (req.url ?? '').split('?')[0];
+      if (pathname !== path) {
+        // Leave it to another upgrade handler if there is one.
+        if (server.listenerCount('upgrade') === 1) socket.destroy();
+        return;
+      }
+      const ip = clientIpOf(req);
+      const admission = gate.admit(ip ?? 'unknown');
+      if (!admission.ok) {
+        logger.debug({ ip, status: admission.status, reason: admission.reason }, 'websocket upgrade refused');
+        refuseUpgrade(socket, admission.status, admission.reason);
+        return;
+      }
+      // Counted until the socket closes, whether or not the handshake completes.
+      socket.once('close', admission.release);
+      wss.handleUpgrade(req, socket, head, (ws) => accept(ws, socket, req, ip));
+    };
+    attached.set(server, onUpgrade);
+    server.on('upgrade', onUpgrade);
   };
-  httpServer.on('upgrade', onUpgrade);
+  attach(httpServer);
 
   // Pings: one timer for all connections, then one check for the answers.
   let pongCheck: NodeJS.Timeout | null = null;
@@ -232,6 +242,10 @@ export function createRealtimeServer(opts: RealtimeServerOptions): RealtimeServe
     hasSubscribers(channel) {
       return !ownBroker || hub.has(channel);
     },
+    attach(server) {
+      if (closing) throw new Error('the real-time server is closed');
+      attach(server);
+    },
     endSession(sessionId) {
       // Remembered first: a subscribe whose token is being verified right now is refused when it completes.
       endedSessions.set(sessionId, true);
@@ -253,7 +267,8 @@ export function createRealtimeServer(opts: RealtimeServerOptions): RealtimeServe
       closing ??= (async () => {
         clearInterval(pingTimer);
         if (pongCheck) clearTimeout(pongCheck);
-        httpServer.off('upgrade', onUpgrade);
+        for (const [server, onUpgrade] of attached) server.off('upgrade', onUpgrade);
+        attached.clear();
         const all = [...connections];
         for (const c of all) c.disconnect({ code: DisconnectCode.shutdown, reason }, { push: true, reconnect: true });
         // Give close handshakes a moment, then cut what's left.

@@ -1,7 +1,7 @@
 // One connection's subscription to one channel: buffers live publications while the
 // subscribe (and its recovery) is in progress, then delivers in offset order without
 // duplicates.
-import type { Publication, StreamPosition } from './broker.js';
+import type { Publication, StreamPosition } from './ports.js';
 import type { HubSubscriber } from './hub.js';
 
 export interface SubscriptionOwner {

@@ -10,37 +10,8 @@
  * detached and told so (it must rebuild from the journal) instead of growing memory without bound.
  */
 import pino from 'pino';
-import type { CommandKind } from '../engine/commands.js';
-import type { EngineEvent } from '../engine/records.js';
-
-export interface EventBatch {
-  seq: number;
-  ts: number;
-  kind: CommandKind;
-  /** Empty for a refused command; published anyway so subscribers can track the seq they are at. */
-  events: EngineEvent[];
-}
-
-export type EventHandler = (batch: EventBatch) => void | Promise<void>;
-
-export interface SubscribeOptions {
-  /** Batches a subscriber may have queued (async handler still busy) before it is detached. */
-  maxQueue?: number;
-  /** Called once if the subscriber is detached for lagging; it then resumes from the journal itself. */
-  onOverflow?: (lastDeliveredSeq: number) => void;
-}
-
-export interface Subscription {
-  readonly name: string;
-  unsubscribe(): void;
-}
-
-export interface EventBroker {
-  publish(batch: EventBatch): void;
-  subscribe(name: string, handler: EventHandler, options?: SubscribeOptions): Subscription;
-  /** Resolves when every queued batch has been handled (for graceful stop and tests). */
-  drain(): Promise<void>;
-}
+import type { EventBatch } from '../engine/commands.js';
+import type { EventBroker, EventHandler, SubscribeOptions, Subscription } from './ports.js';
 
 const DEFAULT_MAX_QUEUE = 100_000;
 

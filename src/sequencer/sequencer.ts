@@ -13,17 +13,12 @@
 import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import type { ExchangeEngine } from '../engine/api.js';
-import type { Command, CommandKind } from '../engine/commands.js';
+import type { Command, CommandInput, CommandKind } from '../engine/commands.js';
 import type { CommandResult } from '../engine/records.js';
 import { JournalIntegrityError, serializeSnapshot, type CommandJournal, type SerializedSnapshot, type SnapshotStore } from '../journal/ports.js';
-import type { EventBroker } from './event-bus.js';
-import type { SnapshotReplica } from './snapshot-replica.js';
+import type { EventBroker, SnapshotReplica } from './ports.js';
 import { newSequencerStats, type SequencerStats } from './stats.js';
 
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
-/** A command as the gateway builds it: the sequencer adds `ts`. */
-export type CommandInput = DistributiveOmit<Command, 'ts'>;
 
 export interface SequencerOptions {
   engine: ExchangeEngine;

@@ -10,16 +10,10 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { startSiblingWorker } from '../workers/start-worker.js';
+import type { SnapshotReplica } from './ports.js';
 import type { ReplicaInit, ReplicaReply, ReplicaRequest, ReplicaSnapshotResult } from './snapshot-replica-protocol.js';
 
 export type { ReplicaSnapshotResult } from './snapshot-replica-protocol.js';
-
-/** Takes the snapshot of the engine state at a seq the journal already holds durably. */
-export interface SnapshotReplica {
-  /** Resolves once the snapshot of the state after command `seq` is stored. */
-  snapshotAt(seq: number, ts: number): Promise<ReplicaSnapshotResult>;
-  close(): Promise<void>;
-}
 
 interface InFlight {
   resolve: (r: ReplicaSnapshotResult) => void;

@@ -2,7 +2,7 @@
  * The EVEDEX EIP-712 schema, as public clients sign it (docs/api.md, "Signing").
  * Field order matters: it is part of the type hash, so it must stay exactly as the public clients have it.
  */
-import type { SignedType } from './types.js';
+import type { SignedType } from './ports.js';
 
 export type FieldType = 'string' | 'address' | 'uint8' | 'uint80' | 'uint96' | 'uint256';
 

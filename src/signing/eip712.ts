@@ -21,7 +21,7 @@ import {
   type Field,
   type FieldType,
 } from './eip712-schema.js';
-import type { SignedMessage, SignedType } from './types.js';
+import type { SignedMessage, SignedType } from './ports.js';
 
 export { types, eip712Domain, ethersTypes, SIGNED_TYPES, EIP712_SALT } from './eip712-schema.js';
 export { Eip712EncodingError } from './errors.js';

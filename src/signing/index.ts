@@ -15,4 +15,4 @@ export { recoverSigner, personalMessageDigest, parseSignature } from './recover.
 export { createSignatureVerifier, type SignatureVerifierOptions } from './verifier.js';
 export { secp256k1Backend } from './secp256k1-backend.js';
 export { keccak256, keccakBackend } from './keccak.js';
-export type { SignedType, SignedMessage, SignatureVerifier, Recovered } from './types.js';
+export type { SignedType, SignedMessage, SignatureVerifier, Recovered } from './ports.js';

@@ -12,7 +12,7 @@ import type { Worker } from 'node:worker_threads';
 import { typedDataDigest } from './eip712.js';
 import { Eip712EncodingError } from './errors.js';
 import { recoverSigner } from './recover.js';
-import type { Recovered, SignatureVerifier, SignedMessage, SignedType } from './types.js';
+import type { Recovered, SignatureVerifier, SignedMessage, SignedType } from './ports.js';
 import type { WorkerRequest, WorkerResponse } from './worker-protocol.js';
 import { startSiblingWorker } from '../workers/start-worker.js';
 

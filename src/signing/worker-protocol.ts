@@ -1,5 +1,5 @@
 /** Messages between the verifier pool (main thread) and recover-worker. */
-import type { SignedMessage, SignedType } from './types.js';
+import type { SignedMessage, SignedType } from './ports.js';
 
 /** Digests computed on the main thread: `digests` holds n × 32 bytes, transferred (not copied). */
 export interface DigestBatch {

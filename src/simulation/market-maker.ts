@@ -10,7 +10,7 @@
  * the bot holds any). Self-match prevention stops a bot from trading with itself.
  */
 import pino from 'pino';
-import type { CommandInput, Submit } from '../api/deps.js';
+import type { CommandInput, Submit } from '../engine/commands.js';
 import { parseUnits, type Units } from '../domain/fixed.js';
 import type { InstrumentConfig } from '../domain/instrument.js';
 import { orderIdPrefix } from '../domain/order-id.js';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { keccak256, toUtf8Bytes, Wallet, getAddress } from 'ethers';
-import type { Submit } from '../api/deps.js';
+import type { Submit } from '../engine/commands.js';
 import type { UserRecord } from '../auth/types.js';
 import { parseMoney } from '../domain/fixed.js';
 import type { ExchangeEngine } from '../engine/api.js';

@@ -1,6 +1,6 @@
 /** Read models: SQL tables projected from engine events, one query layer for SQLite and PostgreSQL. */
 export { openReadStore, type ReadStore } from './open.js';
-export { Projector, ProjectionGapError, type EventBatch, type ProjectResult } from './projector.js';
+export { Projector, ProjectionGapError, type ProjectionBatch, type ProjectResult } from './projector.js';
 export { ProjectionFaults, ProjectionFaultError } from './projection-faults.js';
 export { StoreQueries } from './queries.js';
 export { DEFAULT_LIMIT, MAX_LIMIT } from './paging.js';

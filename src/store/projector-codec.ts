@@ -18,7 +18,7 @@ import type {
 } from '../engine/records.js';
 import { ByteReader } from '../codec/byte-reader.js';
 import { ByteWriter } from '../codec/byte-writer.js';
-import type { EventBatch } from './projector.js';
+import type { ProjectionBatch } from './projector.js';
 
 export const PROJECTOR_CODEC_VERSION = 1;
 
@@ -61,7 +61,7 @@ const MAX_DEPTH = 64;
  * guess, was zero-filled and often regrown or mostly unused; copying ~0.5 kB per command costs less.)
  */
 export class ProjectorEncoder extends ByteWriter {
-  encode(batches: readonly EventBatch[]): Uint8Array {
+  encode(batches: readonly ProjectionBatch[]): Uint8Array {
     this.pos = 0;
     this.byte(PROJECTOR_CODEC_VERSION);
     this.uint(batches.length);
@@ -198,12 +198,12 @@ export class ProjectorEncoder extends ByteWriter {
 }
 
 /** Reads what ProjectorEncoder wrote. Throws on anything malformed. */
-export function decodeEventBatches(bytes: Uint8Array): EventBatch[] {
+export function decodeEventBatches(bytes: Uint8Array): ProjectionBatch[] {
   const d = new ProjectorDecoder(bytes);
   const version = d.byte();
   if (version !== PROJECTOR_CODEC_VERSION) d.fail(`unknown version ${version}`);
   const n = d.uint();
-  const out: EventBatch[] = [];
+  const out: ProjectionBatch[] = [];
   for (let b = 0; b < n; b++) {
     const seq = d.f64();
     const ts = d.f64();

@@ -14,6 +14,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { EventBatch } from '../engine/commands.js';
 import type { EngineEvent } from '../engine/records.js';
 import { insertRows, insertSql, type ConflictAction } from './bulk-write.js';
 import { orderCountsMergeSql } from './count-triggers.js';
@@ -29,13 +30,8 @@ import type { PositionHistoryTable, PositionLastTable, StoreDatabase } from './s
 import type { CloseType, StoreDialectKind } from './types.js';
 import type { ProjectionFaults } from './projection-faults.js';
 
-export interface EventBatch {
-  /** Journal sequence of the command that produced the events; strictly increasing. */
-  seq: number;
-  /** Command time (epoch ms). */
-  ts: number;
-  events: EngineEvent[];
-}
+/** What the projector needs of an event batch (the bus's EventBatch; decoded batches carry no kind). */
+export type ProjectionBatch = Pick<EventBatch, 'seq' | 'ts' | 'events'>;
 
 export interface ProjectResult {
   /** Batches applied / skipped as already projected. */
@@ -105,7 +101,7 @@ export class Projector {
     return row ? toNum(row.last_seq) : 0;
   }
 
-  async project(batches: readonly EventBatch[]): Promise<ProjectResult> {
+  async project(batches: readonly ProjectionBatch[]): Promise<ProjectResult> {
     if (this.sqlite) return this.sqlite.project(batches);
     if (batches.length === 0) return { applied: 0, skipped: 0, rows: 0, lastSeq: await this.lastSeq() };
     return this.db.transaction().execute(async (trx) => {
@@ -219,7 +215,7 @@ class SqliteProjectionWriter {
   private readonly mergeOrderCounts: BetterSqlite3.Statement;
   private readonly selectLastRow = new Map<OrdinalScope, BetterSqlite3.Statement>();
   private readonly renumberUser = new Map<OrdinalTable, BetterSqlite3.Statement>();
-  private readonly run: (batches: readonly EventBatch[]) => ProjectResult;
+  private readonly run: (batches: readonly ProjectionBatch[]) => ProjectResult;
 
   constructor(private readonly db: BetterSqlite3.Database, private readonly faults?: ProjectionFaults) {
     this.selectLastSeq = db.prepare('select last_seq from projector_meta where id = 1');
@@ -234,7 +230,7 @@ class SqliteProjectionWriter {
       this.renumberUser.set(t, db.prepare(renumberSql('sqlite', t, true)));
     }
     // IMMEDIATE: take the write lock up front, as the async path's first write would.
-    this.run = db.transaction((batches: readonly EventBatch[]) => this.projectInTransaction(batches)).immediate;
+    this.run = db.transaction((batches: readonly ProjectionBatch[]) => this.projectInTransaction(batches)).immediate;
   }
 
   lastSeq(): number {
@@ -242,12 +238,12 @@ class SqliteProjectionWriter {
     return row ? toNum(row.last_seq) : 0;
   }
 
-  project(batches: readonly EventBatch[]): ProjectResult {
+  project(batches: readonly ProjectionBatch[]): ProjectResult {
     if (batches.length === 0) return { applied: 0, skipped: 0, rows: 0, lastSeq: this.lastSeq() };
     return this.run(batches);
   }
 
-  private projectInTransaction(batches: readonly EventBatch[]): ProjectResult {
+  private projectInTransaction(batches: readonly ProjectionBatch[]): ProjectResult {
     const pending = new PendingWrites();
     const fold = foldNewBatches(pending, batches, this.lastSeq());
     let r = fold.next();
@@ -395,7 +391,7 @@ function sameValue(a: unknown, b: unknown): boolean {
  * synchronous SQLite writer and the async (PostgreSQL) path answer them each in their own way.
  */
 function* foldNewBatches(
-  w: PendingWrites, batches: readonly EventBatch[], last: number,
+  w: PendingWrites, batches: readonly ProjectionBatch[], last: number,
 ): Generator<FoldRead, { applied: number; skipped: number; last: number }, PositionTrack | string | undefined> {
   let applied = 0;
   let skipped = 0;
@@ -412,7 +408,7 @@ function* foldNewBatches(
   return { applied, skipped, last };
 }
 
-function* foldBatch(w: PendingWrites, batch: EventBatch): Generator<FoldRead, void, PositionTrack | string | undefined> {
+function* foldBatch(w: PendingWrites, batch: ProjectionBatch): Generator<FoldRead, void, PositionTrack | string | undefined> {
   const { seq, events } = batch;
   // Which order's fill touched each user+instrument last in this batch (close type of a closing event).
   let lastFillOrder: Map<string, string> | undefined;

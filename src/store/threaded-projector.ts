@@ -13,7 +13,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { startSiblingWorker } from '../workers/start-worker.js';
-import type { EventBatch, ProjectResult } from './projector.js';
+import type { ProjectionBatch, ProjectResult } from './projector.js';
 import { ProjectorEncoder } from './projector-codec.js';
 import type { ProjectorReply, ProjectorRequest, ProjectorWorkerInit } from './projector-protocol.js';
 
@@ -39,7 +39,7 @@ export class ThreadedSqliteProjector {
     return this.ready;
   }
 
-  project(batches: readonly EventBatch[]): Promise<ProjectResult> {
+  project(batches: readonly ProjectionBatch[]): Promise<ProjectResult> {
     if (this.closed) return Promise.reject(new Error('projector is closed'));
     let bytes: Uint8Array;
     try {

@@ -6,9 +6,10 @@ import type { ExchangeEngine } from '../../src/engine/api.js';
 import type {
   AvailableBalanceView, CommandResult, DepthView, FillView, InstrumentStateView, OrderView, PositionView, TpSlView, TradeView,
 } from '../../src/engine/records.js';
-import type { ApiDeps, CommandInput, ReadStore } from '../../src/api/deps.js';
+import type { ApiDeps, HistoryReader } from '../../src/api/ports.js';
+import type { CommandInput } from '../../src/engine/commands.js';
 import type { RateLimits } from '../../src/api/rate-limits.js';
-import type { SignatureVerifier, SignedType } from '../../src/signing/types.js';
+import type { SignatureVerifier, SignedType } from '../../src/signing/ports.js';
 import { typedDataDigest } from '../../src/signing/eip712.js';
 
 export const NOW = Date.UTC(2025, 9, 1, 12, 0, 0);
@@ -146,7 +147,7 @@ export class FakeVerifier implements SignatureVerifier {
   async close() {}
 }
 
-export class FakeStore implements ReadStore {
+export class FakeStore implements HistoryReader {
   listOrders() { return { list: [orderView({ status: 'FILLED' })], count: 1, next: 'cursor-2' }; }
   getOrder() { return undefined; }
   listFills() { return { list: [fillView()], count: 1 }; }

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { Value } from '@sinclair/typebox/value';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../src/api/server.js';
-import type { CommandInput } from '../../src/api/deps.js';
+import type { CommandInput } from '../../src/engine/commands.js';
 import { DEMO_INSTRUMENTS, DEMO_START_PRICES } from '../../src/domain/instrument.js';
 import { parseUnits } from '../../src/domain/fixed.js';
 import { createEngine } from '../../src/engine/engine.js';

@@ -9,10 +9,10 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../src/api/server.js';
-import { readStoreAdapter } from '../../src/app/read-store.js';
+import { historyReader } from '../../src/app/history-reader.js';
 import type { OrderGroup, Side } from '../../src/domain/enums.js';
 import type { EngineEvent, OrderView, PositionView } from '../../src/engine/records.js';
-import type { EventBatch } from '../../src/store/index.js';
+import type { ProjectionBatch } from '../../src/store/index.js';
 import { nextPeriod, periodStart, type ChartGroup } from '../../src/store/index.js';
 import { DIALECTS, type TestStore } from '../store/dialects.js';
 import { generateHistory, INSTRUMENTS, T0, type History } from '../store/history-fixture.js';
@@ -26,7 +26,7 @@ const OTHER = ME + 1;
 /** Position lifetimes (open → close) for ME, sequential, with every close type; returns batches + oracle. */
 function positionHistory(startSeq: number, startT: number, n: number) {
   const r = mulberry32(99);
-  const batches: EventBatch[] = [];
+  const batches: ProjectionBatch[] = [];
   const ref: Array<{ instrument: string; side: Side; openAt: number; closeAt: number; closeType: string }> = [];
   let seq = startSeq;
   let t = startT;
@@ -40,7 +40,7 @@ function positionHistory(startSeq: number, startT: number, n: number) {
       maintenanceMargin: 0n, fundingPaid: 0n, fee: 0n, realizedPnL: 0n, unRealizedPnL: 0n, markPrice: 0, bankruptcyPrice: null,
       adlLevel: 0, createdAt: at, updatedAt: at,
     });
-    const step = (orderGroup: OrderGroup, qty: number, oside: Side): EventBatch => {
+    const step = (orderGroup: OrderGroup, qty: number, oside: Side): ProjectionBatch => {
       t += 1 + Math.floor(r() * 3);
       const id = `00099:${(seq).toString(16).padStart(26, '0')}`;
       const order: OrderView = {
@@ -117,7 +117,7 @@ for (const dialect of DIALECTS) {
       ts = await dialect.open();
       const all = [...history.batches, ...positions.batches];
       for (let i = 0; i < all.length; i += 1000) await ts.store.projector.project(all.slice(i, i + 1000));
-      const { deps } = makeDeps({ readStore: readStoreAdapter(ts.store.queries, { stats: ts.store.statistics }), clock: () => now });
+      const { deps } = makeDeps({ readStore: historyReader(ts.store.queries, { stats: ts.store.statistics }), clock: () => now });
       app = await buildServer(deps, { logger: false });
     });
     after(async () => {

@@ -5,8 +5,11 @@ import { Value } from '@sinclair/typebox/value';
 import type { FastifyInstance } from 'fastify';
 import { buildAuthServer, buildServer } from '../../src/api/server.js';
 import { ORDER_BOOK_GROUPINGS } from '../../src/domain/enums.js';
-import { PUBLIC_CHANNELS, USER_CHANNELS } from '../../src/realtime/channels.js';
-import * as R from '../../src/records/index.js';
+import { PUBLIC_CHANNELS, USER_CHANNELS } from '../../src/realtime/channel-policy.js';
+import * as RestOnly from '../../src/api/records/user.js';
+import * as Shared from '../../src/records/index.js';
+
+const R = { ...Shared, ...RestOnly };
 import { ACCESS, API_KEY, AUTH, CHAIN, GOOD_SIG, NOW, OTHER_SIG, REFRESH, makeDeps, newOrderId } from './fakes.js';
 import { VALID, type Req } from './requests.js';
 

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { DEMO_INSTRUMENTS } from '../../src/domain/instrument.js';
 import type { ExchangeEngine } from '../../src/engine/api.js';
 import type { EngineEvent } from '../../src/engine/records.js';
-import { ExchangeChannels, parseChannel } from '../../src/realtime/channels.js';
+import { ChannelPolicy, parseChannel } from '../../src/realtime/channel-policy.js';
+import { ExchangeChannels } from '../../src/realtime/channels.js';
 import { orderView, positionView, USER } from '../api/fakes.js';
 import { waitFor } from '../realtime/helpers.js';
 
@@ -25,13 +26,17 @@ function setup() {
   const ch = new ExchangeChannels({
     env: ENV,
     engine,
-    publish: (c, d) => void sent.push([c, d]),
+    publisher: { publish: (c, d) => void sent.push([c, d]), hasSubscribers: () => true },
+    bookIntervalMs: 10,
+  });
+  const policy = new ChannelPolicy({
+    env: ENV,
+    engine,
     auth: {
       verifyAccessToken: async (t: string) => (t === 'good' ? { user: USER, expiresAt: 123, sessionId: 'session-1' } : null),
     },
-    bookIntervalMs: 10,
   });
-  return { ch, sent };
+  return { ch, policy, sent };
 }
 
 describe('realtime channels mapping', () => {
@@ -44,23 +49,23 @@ describe('realtime channels mapping', () => {
   });
 
   test('authorize: public, owner (with the token\'s session), other user, expired, unknown', async () => {
-    const { ch } = setup();
-    assert.deepEqual(await ch.authorize(`${ENV}:instruments`, undefined, client), { allowed: true });
-    assert.deepEqual(await ch.authorize(`${ENV}:trade-BTCUSDT`, undefined, client), { allowed: true });
-    assert.equal((await ch.authorize(`${ENV}:trade-NOPE`, undefined, client) as { code: number }).code, 102);
-    assert.deepEqual(await ch.authorize(`${ENV}:order-${USER.exchangeId}`, { accessToken: 'good' }, client), { allowed: true, expiresAt: 123, sessionId: 'session-1' });
-    assert.equal((await ch.authorize(`${ENV}:order-999`, { accessToken: 'good' }, client) as { code: number }).code, 103);
-    assert.equal((await ch.authorize(`${ENV}:order-7`, {}, client) as { code: number }).code, 103);
-    const expired = await ch.authorize(`${ENV}:order-7`, { accessToken: jwt(1) }, client);
+    const { policy } = setup();
+    assert.deepEqual(await policy.authorize(`${ENV}:instruments`, undefined, client), { allowed: true });
+    assert.deepEqual(await policy.authorize(`${ENV}:trade-BTCUSDT`, undefined, client), { allowed: true });
+    assert.equal((await policy.authorize(`${ENV}:trade-NOPE`, undefined, client) as { code: number }).code, 102);
+    assert.deepEqual(await policy.authorize(`${ENV}:order-${USER.exchangeId}`, { accessToken: 'good' }, client), { allowed: true, expiresAt: 123, sessionId: 'session-1' });
+    assert.equal((await policy.authorize(`${ENV}:order-999`, { accessToken: 'good' }, client) as { code: number }).code, 103);
+    assert.equal((await policy.authorize(`${ENV}:order-7`, {}, client) as { code: number }).code, 103);
+    const expired = await policy.authorize(`${ENV}:order-7`, { accessToken: jwt(1) }, client);
     assert.deepEqual(expired, { allowed: false, code: 110, message: 'token expired', temporary: true });
-    assert.equal((await ch.authorize(`${ENV}:bogus`, undefined, client) as { code: number }).code, 102);
+    assert.equal((await policy.authorize(`${ENV}:bogus`, undefined, client) as { code: number }).code, 102);
   });
 
   test('history only for per-user channels and funding-rate', () => {
-    const { ch } = setup();
-    assert.ok(ch.historyFor(`${ENV}:position-7`));
-    assert.ok(ch.historyFor(`${ENV}:funding-rate`));
-    assert.equal(ch.historyFor(`${ENV}:orderBook-BTCUSDT-best`), null);
+    const { policy } = setup();
+    assert.ok(policy.historyFor(`${ENV}:position-7`));
+    assert.ok(policy.historyFor(`${ENV}:funding-rate`));
+    assert.equal(policy.historyFor(`${ENV}:orderBook-BTCUSDT-best`), null);
   });
 
   test('routes events to channels', () => {
@@ -97,10 +102,8 @@ describe('realtime channels mapping', () => {
     const ch = new ExchangeChannels({
       env: ENV,
       engine,
-      publish: (c, d) => void sent.push([c, d]),
-      hasSubscribers: (c) => subscribed.has(c),
+      publisher: { publish: (c, d) => void sent.push([c, d]), hasSubscribers: (c) => subscribed.has(c) },
       instrumentStats: () => void statsReads++,
-      auth: { verifyAccessToken: async () => null },
     });
     ch.onBatch({
       events: [
@@ -129,8 +132,7 @@ describe('info channel: matcher snapshots', () => {
     const ch = new ExchangeChannels({
       env: ENV,
       engine,
-      publish: (c, d) => void (c === `${ENV}:info` && sent.push([c, d as { state: string; updatedAt: string }])),
-      auth: { verifyAccessToken: async () => null },
+      publisher: { publish: (c, d) => void (c === `${ENV}:info` && sent.push([c, d as { state: string; updatedAt: string }])), hasSubscribers: () => true },
       heartbeatMs: 10,
       now: () => clock,
     });
@@ -202,8 +204,8 @@ test('order books: a publication that would repeat the book time (and so the boo
     depth: (instrument: string) => ({ instrument, t, asks: [], bids: [] }),
   } as unknown as ExchangeEngine;
   const ch = new ExchangeChannels({
-    env: ENV, engine, publish: (c, d) => void (c.endsWith('-best') && sent.push([c, d as { orderBook: { t: number } }])),
-    auth: { verifyAccessToken: async () => null }, bookIntervalMs: 10,
+    env: ENV, engine, publisher: { publish: (c, d) => void (c.endsWith('-best') && sent.push([c, d as { orderBook: { t: number } }])), hasSubscribers: () => true },
+    bookIntervalMs: 10,
   });
   // The first event's publication already reads the book after the second change (t = 5) …
   ch.onBatch({ events: [{ type: 'book', instrument: 'BTCUSDT', t: 4 }] });

@@ -4,7 +4,7 @@ import { it } from 'node:test';
 import pino from 'pino';
 import { loadConfig } from '../../src/app/config.js';
 import { FundingClock } from '../../src/app/funding-clock.js';
-import type { CommandInput } from '../../src/sequencer/sequencer.js';
+import type { CommandInput } from '../../src/engine/commands.js';
 
 it('settles every instrument at each interval boundary, journaled as funding.settle commands', async () => {
   const sent: Array<{ cmd: CommandInput; at: number }> = [];

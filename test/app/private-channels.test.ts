@@ -5,7 +5,7 @@
 // channel of the registry (USER_CHANNELS) is tried, so a channel added later is covered too.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { USER_CHANNELS } from '../../src/realtime/channels.js';
+import { USER_CHANNELS } from '../../src/realtime/channel-policy.js';
 import { RawClient, waitFor } from '../realtime/helpers.js';
 import { Bot, ok, startTestExchange, type TestExchange } from './client.js';
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import { ProjectorFeed, ReadModelBehindError } from '../../src/app/projector-feed.js';
-import type { EventBatch } from '../../src/sequencer/event-bus.js';
+import type { EventBatch } from '../../src/engine/commands.js';
 import type { ProjectResult } from '../../src/store/index.js';
 
 const batch = (seq: number): EventBatch => ({ seq, ts: seq, kind: 'funds.deposit', events: [] });

@@ -62,7 +62,7 @@ describe('risk lifecycle over HTTP', () => {
   it('funding-rate channel payload: { instrument, fundingRate (string), createdAt (ms) }', () => {
     const sent: Array<[string, unknown]> = [];
     const ch = new ExchangeChannels({
-      env: 'futures-perp-dev', engine: t.ex.engine, publish: (c, d) => void sent.push([c, d]), auth: { verifyAccessToken: async () => null },
+      env: 'futures-perp-dev', engine: t.ex.engine, publisher: { publish: (c, d) => void sent.push([c, d]), hasSubscribers: () => true },
     });
     ch.onBatch({ events: [{ type: 'fundingRate', instrument: 'BTCUSDT', rate: 10_000n, createdAt: 1_700_000_000_000 }] });
     assert.deepEqual(sent, [['futures-perp-dev:funding-rate', { instrument: 'BTCUSDT', fundingRate: '0.0001', createdAt: 1_700_000_000_000 }]]);

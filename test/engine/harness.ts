@@ -6,15 +6,14 @@ import assert from 'node:assert/strict';
 import { parseMoney, parseUnits } from '../../src/domain/fixed.js';
 import { DEMO_INSTRUMENTS, DEMO_START_PRICES } from '../../src/domain/instrument.js';
 import { orderIdPrefix } from '../../src/domain/order-id.js';
-import type { Command, PlaceOrderInput } from '../../src/engine/commands.js';
+import type { Command, CommandInput, PlaceOrderInput } from '../../src/engine/commands.js';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
 import type { CommandResult, OrderView } from '../../src/engine/records.js';
 
 /** A fixed start time (2026-11-22 10:00 UTC) so order-id prefixes are stable. */
 export const T0 = Date.UTC(2026, 10, 22, 10, 0, 0);
 
-type WithoutTs<C> = C extends unknown ? Omit<C, 'ts'> : never;
-export type CommandInput = WithoutTs<Command>;
+export type { CommandInput };
 
 export class Harness {
   readonly engine: Engine = createEngine();

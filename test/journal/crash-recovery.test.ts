@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { openSqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { verifyJournal } from '../../src/sequencer/recovery.js';
-import type { CommandInput } from '../../src/sequencer/sequencer.js';
+import type { CommandInput } from '../../src/engine/commands.js';
 import { DEMO_INSTRUMENTS } from '../../src/domain/instrument.js';
 import { orderIdPrefix } from '../../src/domain/order-id.js';
 import { loadEngineFactory, realEngineExists, type EngineKind } from './engines.js';

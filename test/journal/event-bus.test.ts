@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { InProcessEventBroker, type EventBatch } from '../../src/sequencer/event-bus.js';
+import type { EventBatch } from '../../src/engine/commands.js';
+import { InProcessEventBroker } from '../../src/sequencer/event-bus.js';
 import { silentLogger } from './helpers.js';
 
 const batch = (seq: number): EventBatch => ({ seq, ts: seq, kind: 'matcher.state', events: [] });

@@ -11,7 +11,8 @@ import type { Command } from '../../src/engine/commands.js';
 import type { CommandResult } from '../../src/engine/records.js';
 import { openSqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { LatencyHistogram } from '../../src/sequencer/stats.js';
-import { Sequencer, type CommandInput } from '../../src/sequencer/sequencer.js';
+import type { CommandInput } from '../../src/engine/commands.js';
+import { Sequencer } from '../../src/sequencer/sequencer.js';
 import { FakeEngine } from './fake-engine.js';
 import { silentLogger, tempDir } from './helpers.js';
 

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryJournal } from '../../src/journal/memory-journal.js';
-import { InProcessEventBroker, type EventBatch } from '../../src/sequencer/event-bus.js';
+import type { EventBatch } from '../../src/engine/commands.js';
+import { InProcessEventBroker } from '../../src/sequencer/event-bus.js';
 import { EngineFaultError, Sequencer, SequencerStoppedError } from '../../src/sequencer/sequencer.js';
 import type { SerializedSnapshot, SnapshotStore, SnapshotInfo, StoredSnapshot } from '../../src/journal/ports.js';
 import type { EngineSnapshot } from '../../src/engine/api.js';

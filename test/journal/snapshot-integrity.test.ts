@@ -22,7 +22,8 @@ import type { EngineSnapshot } from '../../src/engine/api.js';
 import { FileSnapshotStore, snapshotFileName } from '../../src/journal/file-snapshots.js';
 import { openSqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { recoverWithReport, verifyJournal } from '../../src/sequencer/recovery.js';
-import { Sequencer, type CommandInput } from '../../src/sequencer/sequencer.js';
+import type { CommandInput } from '../../src/engine/commands.js';
+import { Sequencer } from '../../src/sequencer/sequencer.js';
 import { silentLogger, tempDir } from './helpers.js';
 
 const PRICE = 10_000_000_000_000; // 100,000.00000000

@@ -8,7 +8,8 @@ import { openSqliteJournal, type SqliteJournal } from '../../src/journal/sqlite-
 import { openThreadedSqliteJournal } from '../../src/journal/threaded-sqlite-journal.js';
 import { FileSnapshotStore } from '../../src/journal/file-snapshots.js';
 import { readJournalFile } from '../../src/journal/sqlite-journal-reader.js';
-import { Sequencer, type CommandInput } from '../../src/sequencer/sequencer.js';
+import type { CommandInput } from '../../src/engine/commands.js';
+import { Sequencer } from '../../src/sequencer/sequencer.js';
 import { recover, replayJournal } from '../../src/sequencer/recovery.js';
 import { ThreadedSnapshotReplica } from '../../src/sequencer/snapshot-replica.js';
 import { materialize, opsArb } from '../engine/random-ops.js';

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEMO_INSTRUMENTS } from '../../src/domain/instrument.js';
 import type { ExchangeEngine } from '../../src/engine/api.js';
-import { ExchangeChannels, USER_CHANNELS } from '../../src/realtime/channels.js';
+import { ChannelPolicy, USER_CHANNELS } from '../../src/realtime/channel-policy.js';
 import type { Authorize, RealtimeServer } from '../../src/realtime/index.js';
 import { USER } from '../api/fakes.js';
 import { RawClient, startServer, waitFor } from './helpers.js';
@@ -29,10 +29,9 @@ describe('a subscribe being authorized serves nothing (slow authorizer)', () => 
   };
 
   before(async () => {
-    const channels = new ExchangeChannels({
+    const channels = new ChannelPolicy({
       env: ENV,
       engine: { instrumentConfig: (id: string) => DEMO_INSTRUMENTS.find((i) => i.id === id) } as unknown as ExchangeEngine,
-      publish: () => undefined,
       auth: {
         verifyAccessToken: async (t: string) =>
           t in TOKENS ? { user: { ...USER, exchangeId: TOKENS[t] }, expiresAt: Date.now() + 60_000, sessionId: `session-${t}` } : null,

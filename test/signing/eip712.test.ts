@@ -10,7 +10,7 @@ import {
   SIGNED_TYPES,
   Eip712EncodingError,
 } from '../../src/signing/eip712.js';
-import type { SignedMessage, SignedType } from '../../src/signing/types.js';
+import type { SignedMessage, SignedType } from '../../src/signing/ports.js';
 
 const ALL = Object.keys(SIGNED_TYPES) as SignedType[];
 

@@ -7,7 +7,7 @@ import { createSignatureVerifier } from '../../src/signing/verifier.js';
 import { eip712Domain, types, typedDataDigest } from '../../src/signing/eip712.js';
 import { recoverSigner } from '../../src/signing/recover.js';
 import { secp256k1Backend } from '../../src/signing/secp256k1-backend.js';
-import type { SignedMessage } from '../../src/signing/types.js';
+import type { SignedMessage } from '../../src/signing/ports.js';
 
 const N = Number(process.argv[2] ?? 20000);
 const chainId = '16182';

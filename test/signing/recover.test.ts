@@ -5,7 +5,7 @@ import { Wallet, hexlify, verifyTypedData, verifyMessage, hashMessage, randomByt
 import { eip712Domain, types, typedDataDigest } from '../../src/signing/eip712.js';
 import { recoverSigner, personalMessageDigest } from '../../src/signing/recover.js';
 import { secp256k1Backend } from '../../src/signing/secp256k1-backend.js';
-import type { SignedMessage } from '../../src/signing/types.js';
+import type { SignedMessage } from '../../src/signing/ports.js';
 
 const CHAIN = '16182';
 const wallets = Array.from({ length: 4 }, () => new Wallet(hexlify(randomBytes(32))));

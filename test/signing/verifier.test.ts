@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { TypedDataEncoder, Wallet, hexlify, randomBytes } from 'ethers';
 import { createSignatureVerifier } from '../../src/signing/verifier.js';
 import { eip712Domain, types, Eip712EncodingError } from '../../src/signing/eip712.js';
-import type { SignedMessage } from '../../src/signing/types.js';
+import type { SignedMessage } from '../../src/signing/ports.js';
 
 const CHAIN = '16182';
 const wallet = new Wallet(hexlify(randomBytes(32)));

@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import type { EngineEvent, OrderView } from '../../src/engine/records.js';
 import { encodeCursor } from '../../src/store/paging.js';
-import type { EventBatch, ReadStore } from '../../src/store/index.js';
+import type { ProjectionBatch, ReadStore } from '../../src/store/index.js';
 import { openPostgresTestStore, openSqliteTestStore, type TestStore } from './dialects.js';
 
 const kind = process.argv[2] ?? 'sqlite';
@@ -27,7 +27,7 @@ function order(n: number, userId: number, t: number, status: OrderView['status']
   };
 }
 
-async function chunks(store: ReadStore, batches: EventBatch[], per = 1000): Promise<{ ms: number; rows: number }> {
+async function chunks(store: ReadStore, batches: ProjectionBatch[], per = 1000): Promise<{ ms: number; rows: number }> {
   let rows = 0;
   const t0 = performance.now();
   for (let i = 0; i < batches.length; i += per) rows += (await store.projector.project(batches.slice(i, i + per))).rows;
@@ -36,7 +36,7 @@ async function chunks(store: ReadStore, batches: EventBatch[], per = 1000): Prom
 
 async function projection(): Promise<void> {
   const ts = await open();
-  const batches: EventBatch[] = [];
+  const batches: ProjectionBatch[] = [];
   let seq = 1;
   let orderEvents = 0;
   let fills = 0;
@@ -88,7 +88,7 @@ async function time(label: string, runs: number, fn: () => Promise<unknown>): Pr
 async function deepPaging(): Promise<void> {
   const ts = await open();
   const store = ts.store;
-  const batches: EventBatch[] = [];
+  const batches: ProjectionBatch[] = [];
   for (let n = 0; n < N; n++) {
     const status: OrderView['status'] = n % 5 === 0 ? 'NEW' : n % 5 === 1 ? 'CANCELLED' : 'FILLED';
     batches.push({ seq: n + 1, ts: T + n, events: [{ type: 'order', order: order(n, 7, T + n + (n % 13), status, 0) }] });

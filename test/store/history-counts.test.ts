@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import type { FillView, OrderView } from '../../src/engine/records.js';
 import type { FillFilter, OrderFilter, Page, ReadStore } from '../../src/store/index.js';
-import type { EventBatch } from '../../src/store/projector.js';
+import type { ProjectionBatch } from '../../src/store/projector.js';
 import { DIALECTS, type TestStore } from './dialects.js';
 import { assertOrdinalsMatchRows } from './ordinal-ranks.js';
 import { generateHistory, INSTRUMENTS, T0, type History } from './history-fixture.js';
@@ -81,7 +81,7 @@ class Churn {
     };
     delete (fill as Partial<{ seq: number; ev: number }>).seq;
     delete (fill as Partial<{ seq: number; ev: number }>).ev;
-    const batch: EventBatch = {
+    const batch: ProjectionBatch = {
       seq: ++this.seq, ts: this.t,
       events: [{ type: 'order', order: created }, { type: 'order', order: changed }, { type: 'fill', fill }],
     };

@@ -7,7 +7,7 @@ import type {
   EngineEvent, FillView, FundingChangeView, OrderView, TpSlView, TradeView, TransferView,
 } from '../../src/engine/records.js';
 import type { OrderGroup, OrderStatus, OrderType, Side, TimeInForce } from '../../src/domain/enums.js';
-import type { EventBatch } from '../../src/store/projector.js';
+import type { ProjectionBatch } from '../../src/store/projector.js';
 import { mulberry32 } from '../../src/simulation/seeded-random.js';
 
 
@@ -26,7 +26,7 @@ export interface Reference {
 }
 
 export interface History {
-  batches: EventBatch[];
+  batches: ProjectionBatch[];
   ref: Reference;
 }
 
@@ -36,7 +36,7 @@ export function generateHistory(opts: { seed: number; orders: number; startSeq?:
   const users = opts.users ?? USERS;
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
   const hex = (n: number) => Array.from({ length: n }, () => '0123456789abcdefABCDEF'[Math.floor(r() * 22)]).join('');
-  const batches: EventBatch[] = [];
+  const batches: ProjectionBatch[] = [];
   const ref: Reference = { orders: new Map(), fills: [], trades: [], funding: [], transfers: new Map(), tpsl: new Map() };
   const live: OrderView[] = [];
   const balances = new Map<number, bigint>();

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EngineEvent, OrderView, PositionView } from '../../src/engine/records.js';
 import type { OrderGroup, Side } from '../../src/domain/enums.js';
-import type { EventBatch, PositionHistoryView, ReadStore } from '../../src/store/index.js';
+import type { ProjectionBatch, PositionHistoryView, ReadStore } from '../../src/store/index.js';
 import { DIALECTS, type TestStore } from './dialects.js';
 
 const U = (x: number) => Math.round(x * 1e8);
@@ -27,7 +27,7 @@ function position(id: string, side: Side, qty: number, cost: number, rpnl: numbe
 }
 
 /** A trade: the order, its fill, then the position after it (fill after position in the flip batch to test ordering). */
-function trade(seq: number, orderId: string, side: Side, group: OrderGroup, qty: number, price: number, pos: PositionView, fillLast = false): EventBatch {
+function trade(seq: number, orderId: string, side: Side, group: OrderGroup, qty: number, price: number, pos: PositionView, fillLast = false): ProjectionBatch {
   const t = T + seq * 1000;
   const fill: EngineEvent = { type: 'fill', fill: {
     executionId: `ex${seq}`, userId: 1, orderId, instrument: pos.instrument, side, role: 'TAKER', quantity: U(qty), price: U(price),
@@ -41,7 +41,7 @@ function trade(seq: number, orderId: string, side: Side, group: OrderGroup, qty:
 const id = (n: number) => `00090:${n.toString(16).padStart(26, '0')}`;
 const at = (seq: number) => T + seq * 1000;
 
-const BATCHES: EventBatch[] = [
+const BATCHES: ProjectionBatch[] = [
   trade(1, id(1), 'BUY', 'manually', 2, 100, position('p1', 'BUY', 2, 200, 0, 1, 0, at(1))),
   trade(2, id(2), 'BUY', 'manually', 1, 130, position('p1', 'BUY', 3, 330, 0, 2, 0, at(2))),
   trade(3, id(3), 'SELL', 'manually', 1, 150, position('p1', 'BUY', 2, 220, 40, 3, 0, at(3))),

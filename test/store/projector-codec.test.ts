@@ -6,20 +6,20 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { createEngine } from '../../src/engine/engine.js';
 import type { EngineEvent } from '../../src/engine/records.js';
-import type { EventBatch } from '../../src/store/projector.js';
+import type { ProjectionBatch } from '../../src/store/projector.js';
 import { decodeEventBatches, ProjectorEncoder } from '../../src/store/projector-codec.js';
 import { materialize, opsArb } from '../engine/random-ops.js';
 import { generateHistory } from './history-fixture.js';
 
-const roundTrip = (batches: EventBatch[]): EventBatch[] => decodeEventBatches(new ProjectorEncoder().encode(batches));
-const plain = (batches: ReadonlyArray<EventBatch & { kind?: string }>): EventBatch[] => batches.map(({ seq, ts, events }) => ({ seq, ts, events }));
+const roundTrip = (batches: ProjectionBatch[]): ProjectionBatch[] => decodeEventBatches(new ProjectorEncoder().encode(batches));
+const plain = (batches: ReadonlyArray<ProjectionBatch & { kind?: string }>): ProjectionBatch[] => batches.map(({ seq, ts, events }) => ({ seq, ts, events }));
 
 test('projector codec: the engine\'s events over random command streams come back equal', () => {
   const seen = new Set<string>();
   fc.assert(
     fc.property(opsArb(20, 120), (ops) => {
       const engine = createEngine();
-      const batches: EventBatch[] = [];
+      const batches: ProjectionBatch[] = [];
       for (const cmd of materialize(ops)) {
         const r = engine.apply(cmd);
         batches.push({ seq: engine.seq, ts: cmd.ts, events: r.events });
@@ -103,7 +103,7 @@ test('projector codec: any values in the views, any plain shape in the other eve
   const encoder = new ProjectorEncoder(); // reused, as the projector reuses it
   fc.assert(
     fc.property(fc.array(fc.record({ seq: fc.maxSafeNat(), ts: anyNumber, events: fc.array(anyEvent, { maxLength: 6 }) }, { noNullPrototype: true }), { maxLength: 5 }), (raw) => {
-      const batches = raw as unknown as EventBatch[];
+      const batches = raw as unknown as ProjectionBatch[];
       assert.deepStrictEqual(decodeEventBatches(encoder.encode(batches)), batches);
     }),
     { numRuns: Number(process.env.FC_RUNS ?? 300) },
@@ -111,7 +111,7 @@ test('projector codec: any values in the views, any plain shape in the other eve
 });
 
 test('projector codec: a malformed buffer is refused, not half-read', () => {
-  const batches: EventBatch[] = [{ seq: 1, ts: 2, events: [{ type: 'book', instrument: 'BTCUSDT', t: 3 } as EngineEvent] }];
+  const batches: ProjectionBatch[] = [{ seq: 1, ts: 2, events: [{ type: 'book', instrument: 'BTCUSDT', t: 3 } as EngineEvent] }];
   const bytes = new ProjectorEncoder().encode(batches);
   assert.throws(() => decodeEventBatches(bytes.subarray(0, bytes.length - 1)), /truncated/);
   assert.throws(() => decodeEventBatches(Uint8Array.from([...bytes, 0])), /trailing/);

@@ -19,7 +19,7 @@ import { fillRow, fundingRow } from '../../src/store/codec.js';
 import { FILL_ORDINALS, fillPartitions, FUNDING_ORDINALS, FUNDING_PARTITIONS, windowedCount } from '../../src/store/row-ordinals.js';
 import { openReadStore, type ReadStore, type StoreConfig } from '../../src/store/index.js';
 import { storeMigrations } from '../../src/store/migrations.js';
-import type { EventBatch } from '../../src/store/projector.js';
+import type { ProjectionBatch } from '../../src/store/projector.js';
 import { mulberry32 } from '../../src/simulation/seeded-random.js';
 import { createPostgresTestDatabase, DIALECTS, type TestStore } from './dialects.js';
 import { assertOrdinalsMatchRows } from './ordinal-ranks.js';
@@ -48,7 +48,7 @@ async function countFunding(store: ReadStore, a: number | undefined, b: number |
 }
 
 /** A batch of several fills of USER at one time (ties on created_at and seq; ev orders them). */
-function tiedFills(seq: number, ts: number, tag: string, instruments: string[]): EventBatch {
+function tiedFills(seq: number, ts: number, tag: string, instruments: string[]): ProjectionBatch {
   const fill = (i: number, instrument: string): FillView => ({
     executionId: `${tag}-${i}`, userId: USER, orderId: `00073:${tag.padStart(26, '0')}`, instrument, side: 'BUY', role: i % 3 === 2 ? 'NONE' : 'TAKER',
     quantity: 1_000_000, price: 10_000_000_000, fee: 100n, realizedPnL: 0n, createdAt: ts,
@@ -59,7 +59,7 @@ function tiedFills(seq: number, ts: number, tag: string, instruments: string[]):
   return { seq, ts, events };
 }
 
-async function projectInChunks(store: ReadStore, batches: readonly EventBatch[], sizes: readonly number[], check?: (label: string) => Promise<void>) {
+async function projectInChunks(store: ReadStore, batches: readonly ProjectionBatch[], sizes: readonly number[], check?: (label: string) => Promise<void>) {
   let k = 0;
   for (let i = 0; i < batches.length; ) {
     const n = sizes[k++ % sizes.length]!;

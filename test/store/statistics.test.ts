@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import type { EngineEvent } from '../../src/engine/records.js';
 import { notional } from '../../src/domain/fixed.js';
 import { DAY_MS, ExchangeStatistics } from '../../src/store/exchange-statistics.js';
-import type { EventBatch } from '../../src/store/projector.js';
+import type { ProjectionBatch } from '../../src/store/projector.js';
 import { openPostgresTestStore, openSqliteTestStore, postgresAvailable, type TestStore } from './dialects.js';
 import { generateHistory } from './history-fixture.js';
 
 /** Moves every event time of the batch by `ms` (the fixture's history fits in one day). */
-function shifted(b: EventBatch, ms: number): EventBatch {
+function shifted(b: ProjectionBatch, ms: number): ProjectionBatch {
   const events = b.events.map((e): EngineEvent => {
     switch (e.type) {
       case 'trade': return { ...e, trade: { ...e.trade, createdAt: e.trade.createdAt + ms } };
@@ -24,8 +24,8 @@ function shifted(b: EventBatch, ms: number): EventBatch {
 }
 
 /** Joins runs of 1–8 consecutive batches into one (one journal seq with many rows per table). */
-function merged(batches: EventBatch[]): EventBatch[] {
-  const out: EventBatch[] = [];
+function merged(batches: ProjectionBatch[]): ProjectionBatch[] {
+  const out: ProjectionBatch[] = [];
   for (let i = 0, k = 1; i < batches.length; i += k, k = (k % 8) + 1) {
     const run = batches.slice(i, i + k);
     // Renumbered: the projector takes seqs one after the other (it refuses a gap).
@@ -36,7 +36,7 @@ function merged(batches: EventBatch[]): EventBatch[] {
 
 interface RefDay { volume: Map<string, bigint>; fees: Map<string, bigint>; exchangeFees: bigint; reserve: bigint; depositors: Set<number>; tvl: bigint }
 
-function recount(batches: EventBatch[]): Map<number, RefDay> {
+function recount(batches: ProjectionBatch[]): Map<number, RefDay> {
   const days = new Map<number, RefDay>();
   const balances = new Map<number, bigint>();
   let tvl = 0n;
@@ -120,7 +120,7 @@ describe('rolling 24 h instrument statistics (fields=metrics, instruments channe
   const MIN = 60_000;
   const u = (v: number) => Math.round(v * 1e8);
   let seq = 0;
-  const trade = (instrument: string, t: number, qty: number, price: number): EventBatch => ({
+  const trade = (instrument: string, t: number, qty: number, price: number): ProjectionBatch => ({
     seq: ++seq, ts: t,
     events: [{ type: 'trade', trade: { executionId: `e${seq}`, instrument, side: 'BUY', quantity: u(qty), price: u(price), createdAt: t } }],
   });

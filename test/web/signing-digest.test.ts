@@ -9,7 +9,7 @@ import { hexlify, TypedDataEncoder, Wallet } from 'ethers';
 import { eip712Domain, SIGNED_TYPES, types } from '../../src/signing/eip712-schema.js';
 import { normalizeAmount, typedDataDigest } from '../../src/signing/eip712.js';
 import { recoverSigner } from '../../src/signing/recover.js';
-import type { SignedMessage, SignedType } from '../../src/signing/types.js';
+import type { SignedMessage, SignedType } from '../../src/signing/ports.js';
 import {
   closeBody, limitBody, marketBody, replaceBody, stopLimitBody, tpslBody, withdrawBody, type TypedDataSigner,
 } from '../../web/src/lib/signing.js';

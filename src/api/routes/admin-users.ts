@@ -9,7 +9,7 @@ import { ErrorBody, StringEnum } from '../../records/common.js';
 import { FillRecord, toFill } from '../../records/fill.js';
 import { BalanceItemRecord, toBalanceItems } from '../../records/funds.js';
 import { OrderRecord, toOrder } from '../../records/order.js';
-import { UserWireRecord, toUser } from '../../records/user.js';
+import { UserWireRecord, toUser } from '../records/user.js';
 import * as A from '../amounts.js';
 import type { RouteContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { EmptyResponse, ErrorBody } from '../../records/common.js';
-import { NonceRecord, SessionRecord, toSession } from '../../records/user.js';
+import { NonceRecord, SessionRecord, toSession } from '../records/user.js';
 import type { SignInBody as SignIn } from '../../auth/types.js';
 import { ipKey } from '../client-ip.js';
 import type { RouteContext } from '../context.js';

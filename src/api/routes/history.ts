@@ -8,11 +8,11 @@ import { ErrorBody, Nullable, Paged, StringEnum } from '../../records/common.js'
 import {
   BalanceChartRecord, FundingTransferRecord, PositionHistoryRecord, UserStatisticsRecord,
   toBalanceChart, toFundingTransfer, toPositionHistory, toUserStatistics,
-} from '../../records/history.js';
+} from '../records/history.js';
 import { CLOSE_TYPES, nextPeriod, periodStart, type ChartGroup } from '../../store/index.js';
 import { userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
-import type { ReadStore } from '../deps.js';
+import type { HistoryReader } from '../ports.js';
 import { ApiError, badRequest } from '../errors.js';
 import { Instrument, Limit, Offset, OneOrMany, SideSchema, TimeParam, many } from '../schemas.js';
 import { parseTime } from './order-queries.js';
@@ -74,10 +74,10 @@ export function chartWindow(group: ChartGroup, afterText: string | undefined, be
   return { after, before };
 }
 
-function requireStore<K extends keyof ReadStore>(ctx: RouteContext, method: K): NonNullable<ReadStore[K]> {
+function requireStore<K extends keyof HistoryReader>(ctx: RouteContext, method: K): NonNullable<HistoryReader[K]> {
   const fn = ctx.readStore?.[method];
   if (!fn) throw new ApiError(503, 'HISTORY_UNAVAILABLE', 'History is not available on this server');
-  return (fn as (...a: unknown[]) => unknown).bind(ctx.readStore) as NonNullable<ReadStore[K]>;
+  return (fn as (...a: unknown[]) => unknown).bind(ctx.readStore) as NonNullable<HistoryReader[K]>;
 }
 
 export function historyRoutes(ctx: RouteContext) {

@@ -6,7 +6,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { BLOCK_TYPES, MobileAppError, PLATFORMS, type BlockedVersionPatch } from '../../accounts/mobile-app.js';
 import type { AccountServices } from '../../accounts/index.js';
-import { BlockedVersionRecord, VersionCheckRecord, toBlockedVersion } from '../../records/accounts.js';
+import { BlockedVersionRecord, VersionCheckRecord, toBlockedVersion } from '../records/accounts.js';
 import { ErrorBody, Nullable, StringEnum } from '../../records/common.js';
 import { requireAdmin, type OperatorGuard } from '../admin-guard.js';
 import type { RouteContext } from '../context.js';

@@ -9,7 +9,7 @@ import { EmptyResponse, ErrorBody, iso } from '../../records/common.js';
 import {
   OauthApproveRecord, OauthDenyRecord, OauthGetClientRecord, OauthIntegrationCreatedRecord, OauthIntegrationRecord, OauthRequestListRecord,
   OauthTokenRecord, toOauthClient, toOauthIntegration, toOauthRequest,
-} from '../../records/oauth.js';
+} from '../records/oauth.js';
 import { OPERATOR_SECURITY } from '../operator.js';
 import { userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';

@@ -8,7 +8,8 @@ import { FillRecord, OrderFillRecord, toFill, toOrderFill } from '../../records/
 import { OpenOrderRecord, OrderRecord, OrderWithTpSlRecord, toOpenOrder, toOrder, toOrderWithTpSl } from '../../records/order.js';
 import { userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
-import type { OrderQuery, Page } from '../deps.js';
+import type { Page } from '../../store/types.js';
+import type { OrderQuery } from '../ports.js';
 import { badRequest, notFound } from '../errors.js';
 import { Instrument, Limit, Offset, OneOrMany, OrderIdParams, SideSchema, TimeParam, YesFlag, many } from '../schemas.js';
 

@@ -6,11 +6,11 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AccountServices, ProfilePatch } from '../../accounts/index.js';
 import {
-  BalanceChartRecord, DelegateListRecord, PublicProfileRecord, SignUpCheckRecord, SignUpQuotaRecord, SmartAccountValidationRecord,
-  UserImageStateRecord, UserListRecord, toPositionHistoryItem, toPublicUser, toUserStatistics,
-} from '../../records/accounts.js';
+  ProfileBalanceChartRecord, DelegateListRecord, PublicProfileRecord, SignUpCheckRecord, SignUpQuotaRecord, SmartAccountValidationRecord,
+  UserImageStateRecord, UserListRecord, toPositionHistoryItem, toPublicUser, toProfileStatistics,
+} from '../records/accounts.js';
 import { EmptyResponse, ErrorBody, Nullable, iso, num } from '../../records/common.js';
-import { UserWireRecord, toUser } from '../../records/user.js';
+import { UserWireRecord, toUser } from '../records/user.js';
 import { DAY_MS } from '../../store/exchange-statistics.js';
 import { userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
@@ -160,8 +160,8 @@ export function profileRoutes(ctx: RouteContext, accounts: AccountServices) {
         authId: user.authId,
         name: user.name,
         avatar: user.avatar,
-        statistics: toUserStatistics(summary),
-        chart: { list: balances.map((b) => ({ date: iso(b.day * DAY_MS), balance: num(b.balance) })) } satisfies Static<typeof BalanceChartRecord>,
+        statistics: toProfileStatistics(summary),
+        chart: { list: balances.map((b) => ({ date: iso(b.day * DAY_MS), balance: num(b.balance) })) } satisfies Static<typeof ProfileBalanceChartRecord>,
         positionHistory: history.list.map(toPositionHistoryItem),
         updatedAt: iso(ctx.clock()),
       };

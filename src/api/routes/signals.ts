@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AccountServices } from '../../accounts/index.js';
-import { TradeSignalListRecord, TradeSignalRecord, TradeSignalWithUserRecord, toTradeSignal } from '../../records/accounts.js';
+import { TradeSignalListRecord, TradeSignalRecord, TradeSignalWithUserRecord, toTradeSignal } from '../records/accounts.js';
 import { ErrorBody } from '../../records/common.js';
 import { bodyInstrument, leverage, price } from '../amounts.js';
 import { userOf } from '../authenticate.js';

@@ -10,7 +10,7 @@ import { mulDivHalfUp, SCALE_N } from '../../domain/fixed.js';
 import { COIN, ErrorBody, StringEnum, iso, num } from '../../records/common.js';
 import {
   OnlineUsersRecord, StatisticChartRecord, TotalStatisticRecord, UserYieldEarnedRecord, YieldAprRecord, YieldStatusRecord,
-} from '../../records/statistics.js';
+} from '../records/statistics.js';
 import { CHART_NAMES, chartPoints, type ChartName } from '../../statistics/charts.js';
 import { accruedShare, aprOf } from '../../statistics/yield.js';
 import { DAY_MS } from '../../store/exchange-statistics.js';

@@ -8,7 +8,7 @@ import { TpSlRecord, toTpSl } from '../../records/tpsl.js';
 import * as A from '../amounts.js';
 import { userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
-import type { CommandInput } from '../deps.js';
+import type { CommandInput } from '../../engine/commands.js';
 import { notFound } from '../errors.js';
 import { execute } from '../execute.js';
 import { Body, Decimal, Instrument, InstrumentParams, Limit, Offset, OneOrMany, OrderIdAny, SideSchema, Signature, many } from '../schemas.js';

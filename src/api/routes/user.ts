@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { EmptyResponse, ErrorBody, Nullable } from '../../records/common.js';
-import { ApiKeyCreatedRecord, ApiKeyWireRecord, ScopeSchema, UserWireRecord, toApiKey, toApiKeyCreated, toUser } from '../../records/user.js';
+import { ApiKeyCreatedRecord, ApiKeyWireRecord, ScopeSchema, UserWireRecord, toApiKey, toApiKeyCreated, toUser } from '../records/user.js';
 import { userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
 import { requestedKeyScopes, requireScopesToMint } from '../scopes.js';

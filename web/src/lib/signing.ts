@@ -3,7 +3,7 @@
  * the same domain, primary types and field order; amounts integer-normalized as round(v, 8) × 10^8.
  */
 import { eip712Domain, types } from '../../../src/signing/eip712-schema.js';
-import type { SignedType } from '../../../src/signing/types.js';
+import type { SignedType } from '../../../src/signing/ports.js';
 import { parseMoney } from '../../../src/domain/fixed.js';
 
 export interface TypedDataSigner {

@@ -3,15 +3,15 @@
  * signals, mobile-app blocked versions and OAuth. Designed here, documented through these schemas.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { SIDES } from '../domain/enums.js';
+import { SIDES } from '../../domain/enums.js';
 
-import type { PublicUser } from '../accounts/profiles.js';
-import type { TradeSignal } from '../accounts/trade-signals.js';
-import type { BlockedVersion } from '../accounts/mobile-app.js';
-import { BLOCK_TYPES, PLATFORMS } from '../accounts/mobile-app.js';
-import type { PositionHistoryView } from '../store/types.js';
-import type { UserTradingSummary } from '../store/user-history.js';
-import { IsoTime, Nullable, StringEnum, iso, num } from './common.js';
+import type { PublicUser } from '../../accounts/profiles.js';
+import type { TradeSignal } from '../../accounts/trade-signals.js';
+import type { BlockedVersion } from '../../accounts/mobile-app.js';
+import { BLOCK_TYPES, PLATFORMS } from '../../accounts/mobile-app.js';
+import type { PositionHistoryView } from '../../store/types.js';
+import type { UserTradingSummary } from '../../store/user-history.js';
+import { IsoTime, Nullable, StringEnum, iso, num } from '../../records/common.js';
 
 // ---- users ----
 
@@ -59,7 +59,7 @@ export const SmartAccountValidationRecord = Type.Object({
 
 // ---- public profile ----
 
-export const UserStatisticsRecord = Type.Object({
+export const ProfileStatisticsRecord = Type.Object({
   positionsClosed: Type.Integer(),
   positionsOpen: Type.Integer(),
   wins: Type.Integer(),
@@ -70,9 +70,9 @@ export const UserStatisticsRecord = Type.Object({
   fundingPaid: Type.Number(),
   tradingVolume: Type.Number({ description: 'Σ entry + exit value of all positions' }),
 }, { description: 'UserStatisticsResponse (public profile part)' });
-export type UserStatisticsRecord = Static<typeof UserStatisticsRecord>;
+export type ProfileStatisticsRecord = Static<typeof ProfileStatisticsRecord>;
 
-export function toUserStatistics(s: UserTradingSummary): UserStatisticsRecord {
+export function toProfileStatistics(s: UserTradingSummary): ProfileStatisticsRecord {
   return {
     positionsClosed: s.positionsClosed, positionsOpen: s.positionsOpen, wins: s.wins, losses: s.losses,
     winRate: s.positionsClosed === 0 ? 0 : Math.round((s.wins / s.positionsClosed) * 1e4) / 1e4,
@@ -80,7 +80,7 @@ export function toUserStatistics(s: UserTradingSummary): UserStatisticsRecord {
   };
 }
 
-export const BalanceChartRecord = Type.Object({
+export const ProfileBalanceChartRecord = Type.Object({
   list: Type.Array(Type.Object({ date: IsoTime, balance: Type.Number() })),
 }, { description: 'BalanceChart: collateral balance at the end of each UTC day, oldest first' });
 
@@ -113,8 +113,8 @@ export const PublicProfileRecord = Type.Object({
   authId: Type.String(),
   name: Type.Optional(Nullable(Type.String())),
   avatar: Type.Optional(Nullable(Type.String())),
-  statistics: Type.Optional(UserStatisticsRecord),
-  chart: Type.Optional(BalanceChartRecord),
+  statistics: Type.Optional(ProfileStatisticsRecord),
+  chart: Type.Optional(ProfileBalanceChartRecord),
   positionHistory: Type.Optional(Type.Array(PositionHistoryItemRecord)),
   updatedAt: IsoTime,
 }, { description: 'Public profile' });

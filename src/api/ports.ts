@@ -3,31 +3,18 @@ import type { AuthService, Role, UserRecord } from '../auth/types.js';
 import type { Candle, CandleQuery } from '../store/candles.js';
 import type { AccountServices } from '../accounts/index.js';
 import type { ExchangeEngine } from '../engine/api.js';
-import type { Command } from '../engine/commands.js';
+import type { Submit } from '../engine/commands.js';
 import type { CommandResult, FillView, OrderView, TpSlView, TradeView } from '../engine/records.js';
 import type { FillRole, OrderGroup, OrderStatus, OrderType, Side, TpSlStatus, TpSlType } from '../domain/enums.js';
-import type { SignatureVerifier } from '../signing/types.js';
+import type { SignatureVerifier } from '../signing/ports.js';
 import type { InstrumentStats } from '../records/market.js';
 import type { FundingChangeView } from '../engine/records.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limits.js';
 import type {
   BalancePoint, ChartGroup, CloseType, PositionHistorySort, PositionHistoryView, StatisticsPoint,
 } from '../store/index.js';
+import type { OrderGroupStatus, OrderSort, Page } from '../store/types.js';
 
-export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-/** A command as the gateway builds it; the sequencer stamps `ts` and journals it. */
-export type CommandInput = DistributiveOmit<Command, 'ts'>;
-export type Submit = (cmd: CommandInput) => Promise<CommandResult>;
-
-/** A page of a history query. `next` is an opaque cursor for the following page. */
-export interface Page<T> {
-  list: T[];
-  count: number;
-  next?: string;
-}
-
-export type OrderSort = 'created-at-asc' | 'created-at-desc' | 'updated-at-asc' | 'updated-at-desc';
-export type OrderGroupStatus = 'OPENED' | 'CLOSED' | 'CANCELLED' | 'INACTIVE';
 
 /** GET /api/order filters. Arrays are OR-ed; absent = no filter. Times are epoch ms, inclusive bounds. */
 export interface OrderQuery {
@@ -107,7 +94,7 @@ export interface TpSlQuery {
  * History queries served from the read model (src/store). Methods may be sync or async. Results are engine
  * views; the gateway maps them to wire records. Only the owner's rows are ever returned.
  */
-export interface ReadStore {
+export interface HistoryReader {
   listOrders(q: OrderQuery): Page<OrderView> | Promise<Page<OrderView>>;
   /** Any order of the user, including ones the engine no longer holds (v1 or v2 id). */
   getOrder(userId: number, orderId: string): OrderView | undefined | Promise<OrderView | undefined>;
@@ -241,7 +228,7 @@ export interface ApiDeps {
   channelEnv?: string;
   /** Funding settles at multiples of this since the epoch (0 = no funding); told to clients by GET /api/config. */
   fundingIntervalMs?: number;
-  readStore?: ReadStore;
+  readStore?: HistoryReader;
   /** Wall clock (ms). Only used for request-time rules (order-id date window, faucet cooldown). */
   clock: () => number;
   config?: Partial<ApiConfig>;

@@ -1,18 +1,19 @@
 /**
- * Adapts the read model's queries (src/store, filter objects per user) to the gateway's ReadStore
- * interface (src/api/deps.ts). API time bounds are inclusive; the store's `before` is exclusive, hence +1.
+ * Adapts the read model's queries (src/store, filter objects per user) to the gateway's HistoryReader
+ * port (src/api/ports.ts). API time bounds are inclusive; the store's `before` is exclusive, hence +1.
  */
-import type { ChartQuery, FillQuery, FundingTransferQuery, OrderQuery, Page, PositionHistoryQuery, ReadStore, TpSlQuery } from '../api/deps.js';
+import type { ChartQuery, FillQuery, FundingTransferQuery, HistoryReader, OrderQuery, PositionHistoryQuery, TpSlQuery } from '../api/ports.js';
 import { ApiError, badRequest } from '../api/errors.js';
 import type { FillView, OrderView, TpSlView, TradeView } from '../engine/records.js';
 import type { ExchangeStatistics } from '../store/exchange-statistics.js';
 import { StoreQueryError, type StoreQueries, type StoreStatistics } from '../store/index.js';
+import type { Page } from '../store/types.js';
 import type { CandleQuery } from '../store/candles.js';
 import { ReadModelBehindError } from './projector-feed.js';
 
 const plusOne = (t: number | undefined): number | undefined => (t === undefined ? undefined : t + 1);
 
-export interface ReadStoreAdapterOptions {
+export interface HistoryReaderOptions {
   /** Bucketed charts and statistics (absent: those routes answer that they are unavailable). */
   stats?: StoreStatistics;
   /**
@@ -26,7 +27,7 @@ export interface ReadStoreAdapterOptions {
   exchangeStats?: ExchangeStatistics;
 }
 
-export function readStoreAdapter(q: StoreQueries, options: ReadStoreAdapterOptions = {}): ReadStore {
+export function historyReader(q: StoreQueries, options: HistoryReaderOptions = {}): HistoryReader {
   const { stats, exchangeStats } = options;
   const caughtUp = options.caughtUp ?? (async () => undefined);
   /** Waits for the projection, then runs the read; a filter the store refuses (bad cursor, window too long…) is a 400. */

@@ -1,7 +1,7 @@
 /** Public statistics and yield records (shapes the spec leaves "not shown"). */
 import { Type } from '@sinclair/typebox';
-import { CHART_NAMES } from '../statistics/charts.js';
-import { IsoTime, Nullable, StringEnum } from './common.js';
+import { CHART_NAMES } from '../../statistics/charts.js';
+import { IsoTime, Nullable, StringEnum } from '../../records/common.js';
 
 export const TotalStatisticRecord = Type.Object({
   tradingVolume: Type.Number({ description: 'all-time traded notional (each trade once), usdt' }),

@@ -3,10 +3,10 @@
  * PositionHistoryFillObject, BalanceChart, UserStatisticsResponse). Designed here, documented in OpenAPI.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { SIDES } from '../domain/enums.js';
-import type { FundingChangeView } from '../engine/records.js';
-import type { BalancePoint, ChartGroup, PositionHistoryView, StatisticsPoint } from '../store/index.js';
-import { IsoTime, StringEnum, iso, num } from './common.js';
+import { SIDES } from '../../domain/enums.js';
+import type { FundingChangeView } from '../../engine/records.js';
+import type { BalancePoint, ChartGroup, PositionHistoryView, StatisticsPoint } from '../../store/index.js';
+import { IsoTime, StringEnum, iso, num } from '../../records/common.js';
 
 export const FUNDING_REASONS = ['deposit', 'withdraw', 'realized-pnl', 'fee', 'funding', 'liquidation-fee', 'withdraw-refund', 'reserve-fund'] as const;
 

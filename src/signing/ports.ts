@@ -1,4 +1,4 @@
-/** Contract of the EIP-712 signature layer (the signed types: docs/api.md, "Signing"). */
+/** The signature layer's port and its vocabulary (the signed types: docs/api.md, "Signing"). */
 
 export type SignedType =
   | 'New limit order'

@@ -1,7 +1,7 @@
 /** OAuth records (shapes the spec leaves "not shown"). */
 import { Type, type Static } from '@sinclair/typebox';
-import { OAUTH_SCOPES, type OauthIntegration, type OauthRequest } from '../accounts/oauth.js';
-import { IsoTime, Nullable, StringEnum, iso, isoOrNull } from './common.js';
+import { OAUTH_SCOPES, type OauthIntegration, type OauthRequest } from '../../accounts/oauth.js';
+import { IsoTime, Nullable, StringEnum, iso, isoOrNull } from '../../records/common.js';
 
 const Scope = StringEnum(OAUTH_SCOPES, {
   description: 'read: your account data; trade: orders, positions, TpSl, leverage, faucet; withdraw: withdrawals; '

@@ -1,10 +1,12 @@
 /**
- * Persistence port of the auth module. Every method is async so that a networked database
+ * Ports of the auth module: persistence (AuthStore) and session revocation events (SessionEvents).
+ *
+ * AuthStore: Every method is async so that a networked database
  * (PostgreSQL) can implement it; the SQLite adapter answers synchronously underneath. Operations that
  * must be atomic are single methods (findOrCreateUser, rotateRefreshToken) rather than a transaction
  * callback, so each adapter chooses how.
  */
-import type { ApiKeyRecord, Role, UserRecord } from './types.js';
+import type { ApiKeyRecord, Role, SessionRevoked, UserRecord } from './types.js';
 
 export interface NewUser {
   id: string;
@@ -73,4 +75,14 @@ export interface AuthStore {
   findApiKey(userId: string, id: string): Promise<ApiKeyRow | undefined>;
   listApiKeys(userId: string, filter: ApiKeyListFilter): Promise<{ list: ApiKeyRow[]; count: number }>;
   updateApiKey(userId: string, id: string, patch: ApiKeyPatch): Promise<boolean>;
+}
+
+/** Session revocations as events: published where made, delivered to every node (session-events.ts). */
+export type SessionRevokedListener = (event: SessionRevoked) => void;
+
+export interface SessionEvents {
+  /** Announces a revocation made here; delivered to every subscriber (this node's included). */
+  publish(event: SessionRevoked): void;
+  /** Returns the unsubscribe. */
+  subscribe(listener: SessionRevokedListener): () => void;
 }

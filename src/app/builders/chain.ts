@@ -1,0 +1,25 @@
+/** The chain adapter: the simulated network (a real chain watcher implements the same port) and the bridge. */
+import type pino from 'pino';
+import { ChainBridge } from '../../chain/chain-bridge.js';
+import { SimulatedChain } from '../../chain/simulated-chain.js';
+import type { ExchangeEngine } from '../../engine/api.js';
+import type { Submit } from '../../engine/commands.js';
+import type { EventBroker } from '../../sequencer/ports.js';
+import type { ExchangeConfig } from '../config.js';
+import type { Built } from '../shutdown-registry.js';
+
+export interface Chain {
+  bridge: ChainBridge;
+  simulated: SimulatedChain;
+}
+
+export function buildChain(
+  config: Pick<ExchangeConfig, 'chainDelayMs' | 'chainFailureRate' | 'chainSeed'>,
+  deps: { engine: ExchangeEngine; submit: Submit; bus: Pick<EventBroker, 'subscribe'>; log: pino.Logger },
+): Built<Chain> {
+  const simulated = new SimulatedChain({ delayMs: config.chainDelayMs, failureRate: config.chainFailureRate, seed: config.chainSeed });
+  const bridge = new ChainBridge({ network: simulated, engine: deps.engine, submit: deps.submit, logger: deps.log.child({ module: 'chain' }) });
+  deps.bus.subscribe('chain', bridge.onBatch);
+  bridge.start();
+  return { service: { bridge, simulated }, stop: () => bridge.stop() };
+}

@@ -1,0 +1,82 @@
+/**
+ * The websocket side: the Centrifugo-protocol server with its channel policy, and the channels that turn
+ * engine events into publications through it. The server is attached to the gateway's HTTP servers later
+ * (attach); until then, and in a process without a gateway, it only publishes.
+ */
+import type http from 'node:http';
+import type pino from 'pino';
+import { clientIp, proxyTrust } from '../../api/client-ip.js';
+import type { AuthService } from '../../auth/types.js';
+import type { ExchangeEngine } from '../../engine/api.js';
+import type { InstrumentStats } from '../../records/index.js';
+import { ChannelPolicy } from '../../realtime/channel-policy.js';
+import { ExchangeChannels } from '../../realtime/channels.js';
+import { createRealtimeServer, DisconnectCode, type RealtimeStats } from '../../realtime/index.js';
+import type { EventHandler } from '../../sequencer/ports.js';
+import type { ExchangeConfig } from '../config.js';
+import type { Built } from '../shutdown-registry.js';
+
+export const WS_PATH = '/connection/websocket';
+
+export interface Realtime {
+  /** Event-bus subscriber. */
+  onBatch: EventHandler;
+  /** Serves websocket upgrades on this HTTP server. */
+  attach(server: http.Server): void;
+  stats: RealtimeStats;
+  /** Ends the subscriptions authorized with a login session; returns how many ended. */
+  endSession(sessionId: string): number;
+}
+
+export function buildRealtime(
+  config: Pick<ExchangeConfig, 'channelEnv' | 'bookPublishIntervalMs' | 'heartbeatMs' | 'wsWriteDelayMs' | 'wsLimits' | 'trustProxy' | 'accessTokenTtlSec'>,
+  deps: {
+    engine: ExchangeEngine;
+    auth: Pick<AuthService, 'verifyAccessToken'> & Required<Pick<AuthService, 'onRevoked'>>;
+    /** Rolling 24 h statistics for the instruments channel (synchronous). */
+    instrumentStats: (instrument: string) => InstrumentStats | undefined;
+    log: pino.Logger;
+  },
+): Built<Realtime> {
+  const { engine, auth, log } = deps;
+  const policy = new ChannelPolicy({ env: config.channelEnv, engine, auth });
+  const trustProxy = proxyTrust(config.trustProxy);
+  const server = createRealtimeServer({
+    path: WS_PATH,
+    authorize: policy.authorize,
+    historyFor: policy.historyFor,
+    writeDelayMs: config.wsWriteDelayMs,
+    logger: log.child({ module: 'realtime' }),
+    limits: config.wsLimits,
+    // Connection caps and rates count the same client as the HTTP budgets (TRUST_PROXY, IPv6 by /64).
+    clientIpOf: (req) => clientIp(req, trustProxy),
+    // An ended session's access tokens stay refused for as long as they could be valid.
+    endedSessionTtlMs: config.accessTokenTtlSec * 1000,
+  });
+  const channels = new ExchangeChannels({
+    env: config.channelEnv,
+    engine,
+    publisher: server,
+    instrumentStats: deps.instrumentStats,
+    bookIntervalMs: config.bookPublishIntervalMs,
+    heartbeatMs: config.heartbeatMs,
+    onError: (err, channel) => log.warn({ err, channel }, 'real-time publish failed'),
+  });
+  // A revoked session (logout, refresh-token reuse) loses its private subscriptions at once.
+  const stopEndingSessions = auth.onRevoked(({ sessionId }) => void server.endSession(sessionId));
+  channels.start();
+  return {
+    service: {
+      onBatch: channels.onBatch,
+      attach: (s) => server.attach(s),
+      stats: server.stats,
+      endSession: (sessionId) => server.endSession(sessionId),
+    },
+    stop: async () => {
+      // Last order books out, then every client is disconnected with a code that tells it to reconnect.
+      channels.stop();
+      stopEndingSessions();
+      await server.close(`shutdown (${DisconnectCode.shutdown})`);
+    },
+  };
+}
