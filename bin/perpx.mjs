@@ -1,6 +1,34 @@
 #!/usr/bin/env node
-// `npx perpx …`: runs the TypeScript CLI through tsx's loader (no build step).
-import { register } from 'tsx/esm/api';
+// `perpx start`: the exchange (src/app/main.ts) in a child node with the flags `npm start` uses; SIGTERM, SIGINT
+// and SIGHUP are passed to it, so a supervisor's stop is a graceful stop, and perpx exits with its status.
+// `perpx <command>`: the operator CLI, through tsx's loader (no build step).
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import { fileURLToPath } from 'node:url';
 
-register();
-await import('../src/cli/main.ts');
+// Keep in step with the "start" script of package.json (measurements: docs/performance.md, "Node flags").
+const NODE_FLAGS = ['--max-semi-space-size=256', '--no-allocation-site-pretenuring'];
+
+if (process.argv[2] === 'start') {
+  const main = fileURLToPath(new URL('../src/app/main.ts', import.meta.url));
+  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', main, ...process.argv.slice(3)], {
+    stdio: 'inherit',
+    cwd: process.cwd(),
+  });
+  const forward = (signal) => () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  };
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, forward(signal));
+  child.on('error', (err) => {
+    console.error(`perpx start: ${err.message}`);
+    process.exit(1);
+  });
+  child.on('exit', (code, signal) => {
+    // Killed by a signal it did not handle: report it the shell's way (128 + signal number).
+    process.exit(code ?? 128 + (constants.signals[signal] ?? 0));
+  });
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../src/cli/main.ts');
+}
