@@ -1,15 +1,14 @@
 /**
  * The two databases every store test runs on. SQLite: a temp file. PostgreSQL: a fresh database with a
- * unique name per call (parallel runs never clash), dropped on close. PG admin URL from STORE_TEST_PG_URL,
- * default postgres://postgres@127.0.0.1:5432/postgres; when PG is unreachable, PG cases are skipped.
+ * unique name per call (parallel runs never clash), dropped on close. PG admin URL: test/services.ts, whose rule
+ * applies: PostgreSQL unreachable skips the PG cases on a developer's machine and fails them under CI.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openReadStore, type ReadStore } from '../../src/store/index.js';
-
-export const PG_ADMIN_URL = process.env.STORE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+import { available, PG_ADMIN_URL } from '../services.js';
 
 export interface TestStore {
   store: ReadStore;
@@ -42,10 +41,9 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-let pgAvailable: Promise<boolean> | undefined;
+/** True when PostgreSQL answers; false outside CI when it does not; under CI a rejection (the cases fail). */
 export function postgresAvailable(): Promise<boolean> {
-  pgAvailable ??= admin(async (c) => (await c.query('select 1'), true)).catch(() => false);
-  return pgAvailable;
+  return available('postgres');
 }
 
 /** A fresh, uniquely named PostgreSQL database (parallel runs never clash); `drop` removes it. */
