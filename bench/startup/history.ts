@@ -11,14 +11,13 @@
  */
 import { join } from 'node:path';
 import pino from 'pino';
-import type { Command } from '../../src/engine/commands.js';
+import type { Command, CommandInput } from '../../src/engine/commands.js';
 import { createEngine, restoreEngine } from '../../src/engine/engine.js';
 import { FileSnapshotStore } from '../../src/journal/file-snapshots.js';
 import { openSqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { ProjectorFeed } from '../../src/app/projector-feed.js';
 import { InProcessEventBroker } from '../../src/sequencer/event-bus.js';
 import { recover } from '../../src/sequencer/recovery.js';
-import type { CommandInput } from '../../src/engine/commands.js';
 import { Sequencer } from '../../src/sequencer/sequencer.js';
 import { openReadStore } from '../../src/store/index.js';
 import { engineCommands, setupCommands } from '../engine/runs.js';

@@ -42,6 +42,8 @@ export interface ProjectorFeedOptions {
   retryMaxMs?: number;
   /** Batches queued before the feed gives up until a restart (default 250,000). */
   maxBuffered?: number;
+  /** Monotonic clock for the linger, ms (default performance.now; tests drive a mock clock). */
+  now?: () => number;
 }
 
 export interface ProjectorFeedStatus {
@@ -66,7 +68,7 @@ export class ProjectorFeed {
   /** Highest seq the projector has committed. */
   private projectedSeq: number;
   private waiters: Waiter[] = [];
-  /** performance.now() when the last project() call started. */
+  /** now() when the last project() call started. */
   private lastStart = -Infinity;
   /** Ends the current linger or retry delay early (a read is waiting, or drain()). */
   private wake: (() => void) | undefined;
@@ -81,6 +83,7 @@ export class ProjectorFeed {
   private readonly retryMinMs: number;
   private readonly retryMaxMs: number;
   private readonly maxBuffered: number;
+  private readonly now: () => number;
 
   constructor(
     private readonly projector: Pick<Projector, 'project'>,
@@ -94,6 +97,7 @@ export class ProjectorFeed {
     this.retryMinMs = options.retryMinMs ?? 50;
     this.retryMaxMs = Math.max(this.retryMinMs, options.retryMaxMs ?? 2000);
     this.maxBuffered = options.maxBuffered ?? 250_000;
+    this.now = options.now ?? (() => performance.now());
   }
 
   readonly push = (batch: EventBatch): void => {
@@ -183,7 +187,7 @@ export class ProjectorFeed {
 
   /** Resolves when the next project() call may start: at once, or lingerMs after the last one started. */
   private lingered(): Promise<void> | undefined {
-    const wait = this.lastStart + this.lingerMs - performance.now();
+    const wait = this.lastStart + this.lingerMs - this.now();
     if (wait <= 0 || this.waiters.length > 0 || this.draining > 0) return undefined;
     return this.sleep(wait, false);
   }
@@ -199,7 +203,7 @@ export class ProjectorFeed {
       if (this.stopped) break;
       const batches = this.buffer.length <= MAX_BATCHES_PER_CALL ? this.buffer : this.buffer.slice(0, MAX_BATCHES_PER_CALL);
       this.buffer = batches === this.buffer ? [] : this.buffer.slice(MAX_BATCHES_PER_CALL);
-      this.lastStart = performance.now();
+      this.lastStart = this.now();
       try {
         await this.projector.project(batches);
       } catch (err) {

@@ -80,6 +80,11 @@ export class SimulatedChain implements ChainNetwork {
     return txHash;
   }
 
+  /** Payouts and deposits not final yet (tests wait for the chain to have answered). */
+  get pending(): number {
+    return this.timers.size;
+  }
+
   close(): void {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();

@@ -10,12 +10,11 @@
  * the bot holds any). Self-match prevention stops a bot from trading with itself.
  */
 import pino from 'pino';
-import type { CommandInput, Submit } from '../engine/commands.js';
+import type { CommandInput, PlaceOrderInput, Submit } from '../engine/commands.js';
 import { parseUnits, type Units } from '../domain/fixed.js';
 import type { InstrumentConfig } from '../domain/instrument.js';
 import { orderIdPrefix } from '../domain/order-id.js';
 import type { ExchangeEngine } from '../engine/api.js';
-import type { PlaceOrderInput } from '../engine/commands.js';
 import { MAX_BATCH_CREATE } from '../engine/engine.js';
 import { mulberry32 } from './seeded-random.js';
 

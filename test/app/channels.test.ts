@@ -196,7 +196,8 @@ describe('comparison fields as the public client keys its entities', () => {
   });
 });
 
-test('order books: a publication that would repeat the book time (and so the book) is not sent', async () => {
+test('order books: a publication that would repeat the book time (and so the book) is not sent', (tc) => {
+  tc.mock.timers.enable({ apis: ['setTimeout'] });
   const sent: Array<[string, { orderBook: { t: number } }]> = [];
   let t = 5;
   const engine = {
@@ -211,10 +212,10 @@ test('order books: a publication that would repeat the book time (and so the boo
   ch.onBatch({ events: [{ type: 'book', instrument: 'BTCUSDT', t: 4 }] });
   // … so the trailing one the second event schedules would send t = 5 again.
   ch.onBatch({ events: [{ type: 'book', instrument: 'BTCUSDT', t: 5 }] });
-  await new Promise((r) => setTimeout(r, 40));
+  tc.mock.timers.tick(40); // the trailing publication's interval ends: t = 5 again, not sent
   t = 6;
   ch.onBatch({ events: [{ type: 'book', instrument: 'BTCUSDT', t: 6 }] });
-  await new Promise((r) => setTimeout(r, 40));
+  tc.mock.timers.tick(40);
   ch.stop();
   assert.deepEqual(sent.map(([, d]) => d.orderBook.t), [5, 6]);
 });

@@ -7,7 +7,7 @@ import { Centrifuge } from 'centrifuge';
 import WebSocket from 'ws';
 import { deriveSmartAccountAddress } from '../../src/auth/smart-account.js';
 import type { Engine } from '../../src/engine/engine.js';
-import { Bot, DOMAIN, assertError, assertMoney, eventually, newOrderId, ok, sleep, startTestExchange, units, type TestExchange } from './client.js';
+import { Bot, DOMAIN, assertError, assertMoney, eventually, newOrderId, ok, startTestExchange, units, type TestExchange } from './client.js';
 
 const CHAIN_DELAY_MS = 150;
 const RECIPIENT = '0x' + '5a'.repeat(20);
@@ -80,7 +80,9 @@ describe('e2e: funds through the simulated chain', () => {
       u.search = `type=withdraw&after=${String(new Date(Date.now() - 3_600_000))}&before=${String(new Date(Date.now() + 3_600_000))}`;
       assert.deepEqual(ok(await A.get(u.pathname + u.search), 'transfers between two Dates').list.map((x: any) => x.id), [t.id]);
 
-      await sleep(CHAIN_DELAY_MS * 3);
+      // The chain's outcome arrives and meets the hold: parked, not applied.
+      await eventually(async () => X.ex.chain.simulated.pending, (n) => n === 0, 'the chain answered');
+      await X.ex.chain.bridge.idle();
       assert.equal(ok(await A.get('/api/transfer')).list[0].status, 'blocked', 'held: the chain outcome is not applied');
       assert.equal(await funding(A), units('10000'));
 
@@ -140,8 +142,9 @@ describe('e2e: funds through the simulated chain', () => {
     const before = await funding(B);
     const tx = X.ex.chain.simulated.deposit(B.exchangeId, units('250.5'));
     X.ex.chain.simulated.deposit(B.exchangeId, units('250.5'), tx); // the watcher reports it twice
-    await eventually(() => funding(B), (v) => v === before + units('250.5'), 'chain deposit credited');
-    await sleep(CHAIN_DELAY_MS * 2);
+    // Both reports delivered and handled: credited once.
+    await eventually(async () => X.ex.chain.simulated.pending, (n) => n === 0, 'both reports delivered');
+    await X.ex.chain.bridge.idle();
     assert.equal(await funding(B), before + units('250.5'), 'credited once');
     const r = await X.ex.chain.bridge.operatorDeposit(B.exchangeId, units('10'), 'op-1');
     assert.ok(r.reply.ok);

@@ -1,9 +1,25 @@
-import { test } from 'node:test';
+// The projector feed; linger and timeouts run on node:test's mock clock (setTimeout, and Date as the feed's clock).
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import { ProjectorFeed, ReadModelBehindError } from '../../src/app/projector-feed.js';
 import type { EventBatch } from '../../src/engine/commands.js';
 import type { ProjectResult } from '../../src/store/index.js';
+import { waitFor } from '../realtime/helpers.js';
+
+/** Lets the feed's promises run (setImmediate is not mocked). */
+const turn = () => new Promise<void>((r) => setImmediate(r));
+
+/** Mock setTimeout and Date; `advance(ms)` moves the clock 1 ms at a time, letting the feed react between. */
+function mockClock(t: TestContext): (ms: number) => Promise<void> {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
+  return async (ms) => {
+    for (let i = 0; i < ms; i++) {
+      t.mock.timers.tick(1);
+      await turn();
+    }
+  };
+}
 
 const batch = (seq: number): EventBatch => ({ seq, ts: seq, kind: 'funds.deposit', events: [] });
 const silent = pino({ level: 'silent' });
@@ -46,25 +62,28 @@ test('ProjectorFeed: reads wait for the projection of what was applied; a failur
   await assert.rejects(feed.whenCaughtUp(13), ReadModelBehindError, 'a new read while failing is refused at once');
   assert.equal(feed.status().state, 'retrying');
   fail = false;
-  while (gates.length === 0) await new Promise((r) => setTimeout(r, 1)); // the retry of 13
+  await waitFor(() => gates.length > 0, 10_000, 'the retry of 13');
   gates.shift()!();
-  while (feed.status().state !== 'current') await new Promise((r) => setTimeout(r, 1));
+  await waitFor(() => feed.status().state === 'current', 10_000, 'projection current again');
   await feed.whenCaughtUp(13);
   assert.deepEqual(projected, [11, 12, 13], 'the failed batch was projected on retry');
   assert.deepEqual(feed.status(), { projectedSeq: 13, state: 'current' });
   await feed.drain();
 });
 
-test('ProjectorFeed: a read refuses after the timeout instead of answering from a read model that is behind', async () => {
+test('ProjectorFeed: a read refuses after the timeout instead of answering from a read model that is behind', async (t) => {
+  const advance = mockClock(t);
   const feed = new ProjectorFeed({ project: async () => ({ applied: 0, skipped: 0, rows: 0, lastSeq: 0 }) }, silent, 0, { catchUpTimeoutMs: 20 });
-  const keepAlive = setTimeout(() => undefined, 5000); // the feed's timer is unref'd on purpose
-  const t0 = Date.now();
-  await assert.rejects(feed.whenCaughtUp(5), ReadModelBehindError); // never pushed
-  clearTimeout(keepAlive);
-  assert.ok(Date.now() - t0 >= 15);
+  const outcome: { settled?: unknown } = {};
+  feed.whenCaughtUp(5).then(() => (outcome.settled = 'answered'), (err: unknown) => (outcome.settled = err)); // never pushed
+  await advance(19);
+  assert.deepEqual(Object.keys(outcome), [], 'still waiting before the timeout');
+  await advance(1);
+  assert.ok(outcome.settled instanceof ReadModelBehindError, 'refused at the timeout');
 });
 
-test('ProjectorFeed: with a linger, batches arriving under load share one call; a waiting read or drain() ends the linger', async () => {
+test('ProjectorFeed: with a linger, batches arriving under load share one call; a waiting read or drain() ends the linger', async (t) => {
+  const advance = mockClock(t);
   const calls: number[][] = [];
   const projector = {
     project: async (bs: readonly EventBatch[]): Promise<ProjectResult> => {
@@ -72,17 +91,15 @@ test('ProjectorFeed: with a linger, batches arriving under load share one call; 
       return { applied: bs.length, skipped: 0, rows: 0, lastSeq: bs.at(-1)!.seq };
     },
   };
-  const feed = new ProjectorFeed(projector, silent, 0, { catchUpTimeoutMs: 60_000, lingerMs: 10_000 });
+  const feed = new ProjectorFeed(projector, silent, 0, { catchUpTimeoutMs: 60_000, lingerMs: 10_000, now: () => Date.now() });
   feed.push(batch(1)); // idle: projected at once
-  await new Promise((r) => setImmediate(r));
+  await turn();
   assert.deepEqual(calls, [[1]]);
   feed.push(batch(2));
   feed.push(batch(3));
-  await new Promise((r) => setTimeout(r, 30));
+  await advance(100);
   assert.deepEqual(calls, [[1]], 'lingering: 2 and 3 wait for the next call');
-  const t0 = Date.now();
-  await feed.whenCaughtUp(3); // a read needs them: the linger ends now, not after 10 s
-  assert.ok(Date.now() - t0 < 5000);
+  await feed.whenCaughtUp(3); // a read needs them: the linger ends now, not after 10 s (the clock stands still)
   assert.deepEqual(calls, [[1], [2, 3]]);
   feed.push(batch(4));
   feed.push(batch(5));
@@ -90,7 +107,8 @@ test('ProjectorFeed: with a linger, batches arriving under load share one call; 
   assert.deepEqual(calls, [[1], [2, 3], [4, 5]]);
 });
 
-test('ProjectorFeed: the linger counts from the previous call, so a quiet feed projects each batch at once', async () => {
+test('ProjectorFeed: the linger counts from the previous call, so a quiet feed projects each batch at once', async (t) => {
+  const advance = mockClock(t);
   const calls: number[][] = [];
   const projector = {
     project: async (bs: readonly EventBatch[]): Promise<ProjectResult> => {
@@ -98,16 +116,16 @@ test('ProjectorFeed: the linger counts from the previous call, so a quiet feed p
       return { applied: bs.length, skipped: 0, rows: 0, lastSeq: bs.at(-1)!.seq };
     },
   };
-  const feed = new ProjectorFeed(projector, silent, 0, { catchUpTimeoutMs: 60_000, lingerMs: 20 });
+  const feed = new ProjectorFeed(projector, silent, 0, { catchUpTimeoutMs: 60_000, lingerMs: 20, now: () => Date.now() });
   feed.push(batch(1));
-  await new Promise((r) => setTimeout(r, 40));
-  feed.push(batch(2));
-  await new Promise((r) => setImmediate(r));
+  await advance(40);
+  feed.push(batch(2)); // 40 ms after the last call: at once
+  await turn();
   assert.deepEqual(calls, [[1], [2]]);
-  feed.push(batch(3)); // 2 started just now: 3 waits out the rest of the 20 ms
-  await new Promise((r) => setImmediate(r));
+  feed.push(batch(3)); // 2 started just now: 3 waits out the 20 ms
+  await advance(19);
   assert.deepEqual(calls, [[1], [2]]);
-  await new Promise((r) => setTimeout(r, 60));
+  await advance(1);
   assert.deepEqual(calls, [[1], [2], [3]]);
   await feed.drain();
 });

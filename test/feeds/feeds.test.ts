@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import { parseUnits } from '../../src/domain/fixed.js';
 import { DEMO_INSTRUMENTS } from '../../src/domain/instrument.js';
 import { CsvReplayFeed, feedInstrumentOf, loadCsvSeries, OperatorPush, parseIndexCsv, RandomWalkFeed } from '../../src/feeds/index.js';
@@ -24,6 +24,20 @@ function walk(seed: number, volatility = '0.001') {
     },
   });
   return { feed, sent, current };
+}
+
+
+/** Mock setTimeout from 0; `advance(ms)` moves it 1 ms at a time and lets each submission's promise settle. */
+function mockClock(t: TestContext): (ms: number) => Promise<void> {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const settle = () => new Promise<void>((r) => setImmediate(r));
+  return async (ms) => {
+    await settle(); // what the caller just started schedules its timers first
+    for (let i = 0; i < ms; i++) {
+      t.mock.timers.tick(1);
+      await settle();
+    }
+  };
 }
 
 describe('random walk feed', () => {
@@ -64,19 +78,21 @@ describe('random walk feed', () => {
     assert.ok(Math.abs(p - parseUnits('50000')) < parseUnits('100'), `walk continued from 50000, got ${p}`);
   });
 
-  it('start/stop submits on its interval and stops cleanly', async () => {
+  it('start/stop submits on its interval and stops cleanly', async (t) => {
+    const advance = mockClock(t);
     const sent: string[] = [];
     const feed = new RandomWalkFeed({
       instruments: [BTC], startPrices: { BTCUSDT: parseUnits('100000') }, currentIndex: () => null, intervalMs: 10,
       volatility: parseUnits('0.001'), seed: 1, sink: async (id) => void sent.push(id),
     });
     feed.start();
-    await new Promise((r) => setTimeout(r, 120));
+    await advance(9);
+    assert.equal(sent.length, 0, 'the first tick waits one interval');
+    await advance(26); // to 35 ms: ticks at 10, 20 and 30
     await feed.stop();
-    const n = sent.length;
-    assert.ok(n >= 3, `ticks sent: ${n}`);
-    await new Promise((r) => setTimeout(r, 50));
-    assert.equal(sent.length, n, 'nothing after stop');
+    assert.equal(sent.length, 3);
+    await advance(100);
+    assert.equal(sent.length, 3, 'nothing after stop');
   });
 });
 
@@ -92,7 +108,8 @@ describe('CSV replay feed', () => {
     assert.throws(() => parseIndexCsv('1000,1,2'), /line 1: expected/);
   });
 
-  it('replays rows in order at the given speed, rounded to the price grid, and loops', async () => {
+  it('replays rows in order at the given speed, rounded to the price grid, and loops', async (t) => {
+    const advance = mockClock(t);
     const dir = mkdtempSync(join(tmpdir(), 'perpx-csv-'));
     try {
       const file = join(dir, 'eth.csv');
@@ -102,10 +119,12 @@ describe('CSV replay feed', () => {
         series: loadCsvSeries(`ETHUSDT=${file}`, [BTC, ETH]), speed: 20, sink: async (_id, p) => void sent.push(p),
       });
       feed.start();
-      await new Promise((r) => setTimeout(r, 100));
+      // Rows 100 ms apart at speed 20: one every 5 ms; after the last the series starts again (1 ms).
+      await advance(4);
+      assert.deepEqual(sent, [parseUnits('3500')]);
+      await advance(7); // to 11 ms: 5, 10, then the loop at 11
       await feed.stop();
-      assert.ok(sent.length >= 4, `rows sent: ${sent.length}`);
-      assert.deepEqual(sent.slice(0, 4), [parseUnits('3500'), parseUnits('3501.23'), parseUnits('3502'), parseUnits('3500')]);
+      assert.deepEqual(sent, [parseUnits('3500'), parseUnits('3501.23'), parseUnits('3502'), parseUnits('3500')]);
       assert.throws(() => loadCsvSeries(`XRPUSDT=${file}`, [BTC, ETH]), /unknown instrument/);
       assert.throws(() => loadCsvSeries(file, [BTC, ETH]), /INSTRUMENT=path/);
     } finally {

@@ -9,6 +9,7 @@ import { serializeSnapshot } from '../../src/journal/ports.js';
 import { Sequencer } from '../../src/sequencer/sequencer.js';
 import { recover, recoverWithReport, verifyJournal, type ReplayProgress } from '../../src/sequencer/recovery.js';
 import { createFakeEngine, restoreFakeEngine } from './fake-engine.js';
+import { waitFor } from '../realtime/helpers.js';
 import { deposit, silentLogger, tempDir } from './helpers.js';
 
 const engines = { createEngine: createFakeEngine, restoreEngine: restoreFakeEngine };
@@ -138,10 +139,10 @@ test('recovery can start from an older snapshot (maxSnapshotSeq) and hands every
       engine: createFakeEngine(), journal, snapshots, snapshotEveryCommands: 100, snapshotOnStop: true,
       clock: () => now++, logger: silentLogger,
     });
-    // In chunks, so each periodic snapshot is written before the next is captured (a waiting one is superseded).
+    // In chunks, each waiting until every snapshot taken so far is written, so none is superseded by the next.
     for (let i = 0; i < 350; i += 50) {
       await Promise.all(Array.from({ length: 50 }, (_, j) => seq.submit(deposit(i + j))));
-      await new Promise((r) => setTimeout(r, 20));
+      await waitFor(() => seq.stats.snapshotsSaved === seq.stats.snapshotsTaken, 10_000, 'snapshots written');
     }
     await seq.stop();
     const live = seq.engine.stateHash();

@@ -3,16 +3,16 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { createEngine, restoreEngine } from '../../src/engine/engine.js';
-import type { Command } from '../../src/engine/commands.js';
+import type { Command, CommandInput } from '../../src/engine/commands.js';
 import { openSqliteJournal, type SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { openThreadedSqliteJournal } from '../../src/journal/threaded-sqlite-journal.js';
 import { FileSnapshotStore } from '../../src/journal/file-snapshots.js';
 import { readJournalFile } from '../../src/journal/sqlite-journal-reader.js';
-import type { CommandInput } from '../../src/engine/commands.js';
 import { Sequencer } from '../../src/sequencer/sequencer.js';
 import { recover, replayJournal } from '../../src/sequencer/recovery.js';
 import { ThreadedSnapshotReplica } from '../../src/sequencer/snapshot-replica.js';
 import { materialize, opsArb } from '../engine/random-ops.js';
+import { waitFor } from '../realtime/helpers.js';
 import { silentLogger, tempDir } from './helpers.js';
 
 /** A random but fixed stream of real engine commands (orders, fills, cancels, funds, ticks, …). */
@@ -59,7 +59,7 @@ test('replica snapshots: each stored snapshot is the state a clean replay reache
       const saved = seq.stats.snapshotsSaved;
       await submitAll(seq, cmds.slice(from, from + 130), clock);
       // A snapshot still waiting when the next one falls due is superseded: let each finish.
-      while (seq.stats.snapshotsSaved === saved && seq.stats.snapshotsTaken > saved) await new Promise((r) => setTimeout(r, 5));
+      await waitFor(() => seq.stats.snapshotsSaved !== saved || seq.stats.snapshotsTaken === saved, 20_000, 'the snapshot due written');
     }
 
     // An explicit snapshot while running also comes from the replica, at the live state.

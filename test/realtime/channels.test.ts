@@ -38,8 +38,16 @@ describe('realtime channels', () => {
 
     sub.unsubscribe();
     await waitFor(() => rt.stats.subscriptions === 0);
+    // A witness channel on the same connection: the server writes in order, so once the marker published after
+    // 'late' has arrived, 'late' would have arrived before it.
+    const witness = c.newSubscription(`${PUBLIC}-witness`);
+    const marks: unknown[] = [];
+    witness.on('publication', (ctx: PublicationContext) => marks.push(ctx.data));
+    witness.subscribe();
+    await subscribed(witness);
     await rt.publish(PUBLIC, { n: 'late' });
-    await new Promise((r) => setTimeout(r, 50));
+    await rt.publish(`${PUBLIC}-witness`, { mark: 1 });
+    await waitFor(() => marks.length === 1);
     assert.equal(got.length, 100);
     c.disconnect();
   });

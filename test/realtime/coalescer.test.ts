@@ -1,9 +1,10 @@
+// Coalescer and heartbeat on node:test's mock clock: exactly which publications an interval lets out.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CoalescingPublisher, Heartbeat } from '../../src/realtime/index.js';
-import { sleep } from './helpers.js';
 
-test('1,000 rapid schedules in one interval → ≤ 2 publications, the last is the final state', async () => {
+test('1,000 rapid schedules in one interval → 2 publications: the first at once, then the final state', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
   const published: [string, unknown][] = [];
   const co = new CoalescingPublisher((ch, data) => published.push([ch, data]), { intervalMs: 50 });
   let produced = 0;
@@ -13,10 +14,14 @@ test('1,000 rapid schedules in one interval → ≤ 2 publications, the last is 
       return { i };
     });
   }
-  await sleep(120);
-  assert.ok(published.length <= 2 && published.length >= 1, `published ${published.length}`);
-  assert.deepEqual(published.at(-1), ['book', { i: 999 }]);
-  assert.equal(produced, published.length, 'states are built only when published');
+  assert.deepEqual(published, [['book', { i: 0 }]], 'a lone change goes out at once; the rest wait for the interval');
+  t.mock.timers.tick(49);
+  assert.equal(published.length, 1, 'nothing before the interval ends');
+  t.mock.timers.tick(1);
+  assert.deepEqual(published, [['book', { i: 0 }], ['book', { i: 999 }]]);
+  t.mock.timers.tick(500);
+  assert.equal(published.length, 2, 'nothing more without a change');
+  assert.equal(produced, 2, 'states are built only when published');
   co.close();
 });
 
@@ -32,12 +37,15 @@ test('coalescer: channels are independent; a lone change goes out at once', asyn
   co.close();
 });
 
-test('heartbeat publishes { t } periodically', async () => {
+test('heartbeat publishes { t } every period, and nothing once stopped', (t) => {
+  t.mock.timers.enable({ apis: ['setInterval', 'Date'], now: 1_000 });
   const beats: { t: number }[] = [];
   const hb = new Heartbeat((_ch, data) => beats.push(data as { t: number }), 'env:heartbeat', 20);
   hb.start();
-  await sleep(110);
+  // In 10 ms steps: the mock clock shows a tick's end time to every timer that tick fires.
+  for (let i = 0; i < 11; i++) t.mock.timers.tick(10);
   hb.stop();
-  assert.ok(beats.length >= 3, `beats ${beats.length}`);
-  assert.ok(beats.every((b, i) => typeof b.t === 'number' && (i === 0 || b.t >= beats[i - 1].t)));
+  assert.deepEqual(beats, [{ t: 1_020 }, { t: 1_040 }, { t: 1_060 }, { t: 1_080 }, { t: 1_100 }]);
+  t.mock.timers.tick(100);
+  assert.equal(beats.length, 5);
 });
