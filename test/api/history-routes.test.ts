@@ -13,9 +13,10 @@ import { historyReader } from '../../src/app/history-reader.js';
 import type { OrderGroup, Side } from '../../src/domain/enums.js';
 import type { EngineEvent, OrderView, PositionView } from '../../src/engine/records.js';
 import type { ProjectionBatch } from '../../src/store/index.js';
-import { nextPeriod, periodStart, type ChartGroup } from '../../src/store/index.js';
+import type { ChartGroup } from '../../src/store/index.js';
 import { DIALECTS, type TestStore } from '../store/dialects.js';
 import { generateHistory, INSTRUMENTS, T0, type History } from '../store/history-fixture.js';
+import { periodAfter, periodsCovering } from '../store/calendar.js';
 import { mulberry32 } from '../../src/simulation/seeded-random.js';
 import { refFills, refFunding, refOrders } from '../store/reference-queries.js';
 import { AUTH, USER, makeDeps } from './fakes.js';
@@ -221,11 +222,11 @@ for (const dialect of DIALECTS) {
       for (const group of ['hour', 'day', 'week', 'month', 'year'] as ChartGroup[]) {
         const after = group === 'hour' ? last - 30 * 3_600_000 : first - 86_400_000;
         const chart = await okGet(`/api/user/balance/chart?group=${group}&after=${after}&before=${now}&sort=date-asc`);
-        const starts: number[] = [];
-        for (let s = periodStart(after, group); s < now; s = nextPeriod(s, group)) starts.push(s);
+        // Periods from a fixed calendar (test/store/calendar.ts), not the store's own period functions.
+        const starts = periodsCovering(group, after, now);
         assert.deepEqual(chart.list.map((p: any) => p.date), starts.map((s) => new Date(s).toISOString()), group);
-        assert.deepEqual(chart.list.map((p: any) => p.balance), starts.map((s) => Number(balanceBefore(nextPeriod(s, group))) / 1e8), group);
-        assert.deepEqual(chart.list.map((p: any) => p.change), starts.map((s) => Number(balanceBefore(nextPeriod(s, group)) - balanceBefore(s)) / 1e8));
+        assert.deepEqual(chart.list.map((p: any) => p.balance), starts.map((s) => Number(balanceBefore(periodAfter(group, s))) / 1e8), group);
+        assert.deepEqual(chart.list.map((p: any) => p.change), starts.map((s) => Number(balanceBefore(periodAfter(group, s)) - balanceBefore(s)) / 1e8));
         const desc = await okGet(`/api/user/balance/chart?group=${group}&after=${after}&before=${now}`);
         assert.deepEqual(desc.list, [...chart.list].reverse(), 'date-desc is the default');
       }
@@ -241,8 +242,7 @@ for (const dialect of DIALECTS) {
       const fills = history.ref.fills.filter((f) => f.userId === ME);
       const after = T0 - 86_400_000;
       const stats = await okGet(`/api/user/statistics?group=day&after=${after}&before=${now}`);
-      const starts: number[] = [];
-      for (let s = periodStart(after, 'day'); s < now; s = nextPeriod(s, 'day')) starts.push(s);
+      const starts = periodsCovering('day', after, now);
       assert.deepEqual(stats.list.map((p: any) => p.date), starts.map((s) => new Date(s).toISOString()).reverse());
       const expect = (from: number, to: number) => {
         const xs = fills.filter((f) => f.createdAt >= from && f.createdAt < to);
@@ -254,7 +254,7 @@ for (const dialect of DIALECTS) {
       };
       for (const p of stats.list) {
         const s = Date.parse(p.date);
-        assert.deepEqual({ fills: p.fills, volume: p.volume, fee: p.fee, realizedPnL: p.realizedPnL }, expect(s, nextPeriod(s, 'day')), p.date);
+        assert.deepEqual({ fills: p.fills, volume: p.volume, fee: p.fee, realizedPnL: p.realizedPnL }, expect(s, periodAfter('day', s)), p.date);
       }
       assert.ok(stats.total.fills === fills.length && stats.total.fills > 1000, `total fills ${stats.total.fills}`);
       assert.deepEqual(stats.total, expect(after, now));
