@@ -97,6 +97,35 @@ describe('e2e: sessions (logout, revocation) and API-key scopes', () => {
     }
   });
 
+  test('a refresh token used twice revokes that session only: the same wallet\'s other session keeps REST, refresh and its live subscription', async () => {
+    const one = await new Bot(X.url).signIn();
+    const two = await new Bot(X.url, one.wallet).signIn();
+    await two.faucet();
+    const a = await subscribeOrders(X, one, one.accessToken);
+    const b = await subscribeOrders(X, two, two.accessToken);
+    try {
+      await Promise.all([a.subscribed, b.subscribed]);
+      const renewed = ok(await refresh(X, one.refreshToken), 'first use rotates') as { token: { accessToken: string } };
+      assertError(await refresh(X, one.refreshToken), 401, 'refresh_token_reused');
+      // The whole first session is revoked: its old and its new access token, and its live subscription.
+      assertError(await one.get('/api/user/me'), 401, 'UNAUTHORIZED');
+      assertError(await one.req('GET', '/api/user/me', undefined, renewed.token.accessToken), 401, 'UNAUTHORIZED');
+      await eventually(async () => a.seen.unsubscribed.length, (n) => n > 0, 'the revoked session\'s subscription to end');
+
+      // The second session of the same wallet is untouched.
+      ok(await two.get('/api/user/me'), 'other session');
+      ok(await two.limit({ side: 'BUY', quantity: '0.001', limitPrice: 50000 }), 'order of the other session');
+      await eventually(async () => b.seen.publications.length, (n) => n > 0, 'a publication on the other session\'s subscription');
+      assert.equal(b.sub.state, 'subscribed');
+      assert.deepEqual(b.seen.unsubscribed, []);
+      const rotated = ok(await refresh(X, two.refreshToken), 'other session refresh') as { token: { accessToken: string } };
+      ok(await two.req('GET', '/api/user/me', undefined, rotated.token.accessToken), 'other session, new token');
+    } finally {
+      a.client.disconnect();
+      b.client.disconnect();
+    }
+  });
+
   test('API keys: scopes chosen at creation (default read+trade), shown in the records, validated; a key cannot create a wider key', async () => {
     const bot = await new Bot(X.url).signIn();
     const plain = ok(await bot.post('/api/user/api-key', { name: 'default' }), 'create default');
