@@ -12,6 +12,7 @@ import { loadConfig } from '../../src/app/config.js';
 import { startExchange, type RunningExchange } from '../../src/app/exchange.js';
 import { parseMoney, parseUnits } from '../../src/domain/fixed.js';
 import { Bot, http, ok } from '../app/client.js';
+import { rowChecksum } from '../../src/journal/sqlite-journal-table.js';
 
 interface CliResult { code: number; stdout: string; stderr: string }
 
@@ -245,6 +246,13 @@ describe('operator CLI against a running exchange', () => {
     const cmd = JSON.parse(row.body);
     cmd.amount = (BigInt(cmd.amount) + 1n).toString();
     db.prepare('UPDATE commands SET body = ? WHERE seq = ?').run(JSON.stringify(cmd), row.seq);
+    // The row's checksum no longer matches: the damaged command is refused, never replayed.
+    const damaged = await cli(['verify-journal', '--data-dir', dir]);
+    assert.equal(damaged.code, 1);
+    assert.match(damaged.stderr + damaged.stdout, new RegExp(`seq ${row.seq} fails its checksum`));
+    // Rewritten with a matching checksum, the replay runs and no longer reaches the snapshot's state.
+    const { ts } = db.prepare('SELECT ts FROM commands WHERE seq = ?').get(row.seq) as { ts: number };
+    db.prepare('UPDATE commands SET crc = ? WHERE seq = ?').run(rowChecksum(row.seq, ts, JSON.stringify(cmd)), row.seq);
     db.close();
     const bad = await cli(['verify-journal', '--data-dir', dir]);
     assert.equal(bad.code, 1);
