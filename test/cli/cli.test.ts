@@ -11,8 +11,8 @@ import Database from 'better-sqlite3';
 import { loadConfig } from '../../src/app/config.js';
 import { startExchange, type RunningExchange } from '../../src/app/exchange.js';
 import { parseMoney, parseUnits } from '../../src/domain/fixed.js';
-import { rowChecksum } from '../../src/journal/sqlite-journal-table.js';
 import { Bot, http, ok } from '../app/client.js';
+import { rowChecksum } from '../../src/journal/sqlite-journal-table.js';
 
 interface CliResult { code: number; stdout: string; stderr: string }
 
@@ -239,15 +239,20 @@ describe('operator CLI against a running exchange', () => {
     assert.equal(report.expectedHash, report.replayedHash);
     assert.match(report.expectedFrom, /^snapshot \d+/);
 
-    // Change the amount of the first deposit in the journal (with a row checksum to match, as a writer that
-    // journaled a different command would): the replay no longer reaches the snapshot's state.
+    // Change the amount of the first deposit in the journal: the replay no longer reaches the snapshot's state.
     assert.ok(existsSync(join(dir, 'journal.db')));
     const db = new Database(join(dir, 'journal.db'));
-    const row = db.prepare(`SELECT seq, ts, body FROM commands WHERE body LIKE '%"funds.deposit"%' ORDER BY seq LIMIT 1`).get() as { seq: number; ts: number; body: string };
+    const row = db.prepare(`SELECT seq, body FROM commands WHERE body LIKE '%"funds.deposit"%' ORDER BY seq LIMIT 1`).get() as { seq: number; body: string };
     const cmd = JSON.parse(row.body);
     cmd.amount = (BigInt(cmd.amount) + 1n).toString();
-    const body = JSON.stringify(cmd);
-    db.prepare('UPDATE commands SET body = ?, crc = ? WHERE seq = ?').run(body, rowChecksum(row.seq, row.ts, body), row.seq);
+    db.prepare('UPDATE commands SET body = ? WHERE seq = ?').run(JSON.stringify(cmd), row.seq);
+    // The row's checksum no longer matches: the damaged command is refused, never replayed.
+    const damaged = await cli(['verify-journal', '--data-dir', dir]);
+    assert.equal(damaged.code, 1);
+    assert.match(damaged.stderr + damaged.stdout, new RegExp(`seq ${row.seq} fails its checksum`));
+    // Rewritten with a matching checksum, the replay runs and no longer reaches the snapshot's state.
+    const { ts } = db.prepare('SELECT ts FROM commands WHERE seq = ?').get(row.seq) as { ts: number };
+    db.prepare('UPDATE commands SET crc = ? WHERE seq = ?').run(rowChecksum(row.seq, ts, JSON.stringify(cmd)), row.seq);
     db.close();
     const bad = await cli(['verify-journal', '--data-dir', dir]);
     assert.equal(bad.code, 1);
