@@ -1,3 +1,4 @@
+// Over 400 lines: one event fold and the one transaction that writes it, kept together on purpose.
 /**
  * Projects engine events into the read-model tables.
  *
