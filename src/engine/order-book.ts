@@ -1,3 +1,4 @@
+// Over 400 lines: the price ladder and its sorted-array fallback share every level operation, kept together.
 /**
  * Price-time priority order book for one instrument.
  *

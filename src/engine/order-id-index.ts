@@ -5,8 +5,8 @@
  *
  * Hand-written open-addressing hash table over one Int32Array instead of Maps keyed by id strings: an id's
  * 26 hex digits are stored as four integers next to the user id, the day and a reference to the live order,
- * so an entry costs no heap object and no key string (a Map<string, …> entry plus its key was ~120 bytes
- * of traced heap, and lookups in those Maps were ~13% of the engine's time, their garbage collection more).
+ * so an entry costs no heap object and no key string, and the garbage collector has nothing to trace
+ * (what Maps keyed by strings cost: docs/performance.md, Engine).
  * Ids are read in place from the text that ends with their 26 hex digits (a v2 id `DDDDD:…` in either case, or
  * a 26-digit canonical key; see orderIdDigits), so a lookup allocates nothing.
  *
@@ -16,8 +16,7 @@
  *
  * Growing and pruning move the entries to a new table INCREMENTALLY (as Redis rehashes its dicts): the old
  * table stays readable while each insert moves a few of its slots over, and an id found in the old table
- * moves at once. Moving a day's million ids in one go stalled the engine for tens of milliseconds at every
- * doubling and at each midnight's prune; spread out, no command waits for more than a few slots.
+ * moves at once, so no command waits for more than a few slots at a doubling or at midnight's prune.
  */
 const SLOT = 7;
 /** Numbers per used id in usedByUser's lists: four key words and the day. */

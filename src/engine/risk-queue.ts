@@ -4,7 +4,7 @@
  *
  * An array deduplicated by a flag on the account, taken in turns through two swapped arrays: most commands
  * queue the two sides of a fill, and a Set cost a spread, a comparator sort and a new hash table (Set.clear)
- * per command (~4% of the engine's time in the (b) benchmark). A price tick queues every holder of the
+ * per command. A price tick queues every holder of the
  * instrument: insertion sort is quadratic, so long lists use Array.prototype.sort.
  */
 import type { Account } from './account.js';

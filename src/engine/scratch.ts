@@ -5,15 +5,15 @@
 
 /**
  * Empties a per-command scratch set or map. Skips an empty one: V8's clear() allocates a fresh hash table
- * even then (measured ~60–90 ns per call), and most commands leave most of these empty.
+ * even then, and most commands leave most of these empty (costs: docs/performance.md, Engine).
  */
 export function clearSet(set: { size: number; clear(): void }): void {
   if (set.size !== 0) set.clear();
 }
 
 /**
- * Empties a per-command scratch array by popping: `length = 0` is a runtime call in V8 (~2% of the engine's
- * instructions with five such resets per command), pop() is inlined, and these arrays hold a few entries.
+ * Empties a per-command scratch array by popping: `length = 0` is a runtime call in V8, pop() is inlined,
+ * and these arrays hold a few entries.
  */
 export function empty(list: unknown[]): void {
   while (list.length !== 0) list.pop();

@@ -3,9 +3,8 @@
  * waits on (status waitOrder), and the active ones by instrument in a TriggerQueue by price. Derived, not
  * state: the engine rebuilds it from the state on restore.
  *
- * Without it every fill, every order that ended and every price tick scanned all TpSl of the venue: with
- * 10,000 live TpSl the engine ran about 100 times slower (bench:engine's TpSl row), and a tick with 10,000
- * active TpSl waiting cost ~0.1 ms more (bench/engine/trigger-ticks.ts).
+ * Without it every fill, every order that ended and every price tick scanned all TpSl of the venue
+ * (the cost: docs/performance.md, Engine).
  *
  * Each group lists its TpSl in creation order, the order of EngineState.tpsls (a Set keeps insertion order
  * and deletes in O(1)), and a tick fires its TpSl in that order too (their trigger's seq), so events come

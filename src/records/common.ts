@@ -24,9 +24,8 @@ export const IsoTime = Type.String({ description: 'ISO 8601 timestamp' });
 // Records carry the same few timestamps over and over (an order's createdAt = updatedAt, every order
 // created in the same millisecond, its reply and its real-time event): one remembered formatting saves
 // a Date and a toISOString per repeat on the order path. Other milliseconds of the same second reuse the
-// second's formatted prefix: Date.prototype.toISOString is a C++ builtin costing several thousand
-// instructions (callgrind), and the reply and the real-time event of consecutive commands alternate
-// between two timestamps, which defeated the single remembered one.
+// second's formatted prefix, since the reply and the real-time event of consecutive commands alternate
+// between two timestamps (toISOString's cost: docs/performance.md, Engine).
 let lastIsoMs = NaN;
 let lastIso = '';
 let prefixSecond = NaN;

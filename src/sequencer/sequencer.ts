@@ -1,3 +1,4 @@
+// Over 400 lines: submit, group commit, snapshots and fail-stop share one ordering, kept in one place.
 /**
  * The single writer. Every state change goes through `submit`, which
  *   1. stamps `ts` (monotonic non-decreasing, from an injectable clock),
