@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../../src/app/config.js';
@@ -58,7 +58,12 @@ describe('operator CLI against a running exchange', () => {
     assert.equal(main.code, 0);
     const names = [...main.stdout.matchAll(/^ {2}([a-z-]+) {2,}/gm)].map((m) => m[1]);
     assert.ok(names.length >= 11, `commands listed: ${names.join(', ')}`);
-    const helps = await Promise.all(names.map((n) => cli([n, '--help'])));
+    // One child per core at a time: a dozen tsx start-ups at once overran the timeout on a loaded machine.
+    const helps: CliResult[] = [];
+    const lanes = Math.max(1, availableParallelism());
+    for (let i = 0; i < names.length; i += lanes) {
+      helps.push(...await Promise.all(names.slice(i, i + lanes).map((n) => cli([n, '--help']))));
+    }
     helps.forEach((h, i) => {
       assert.equal(h.code, 0, `${names[i]} --help`);
       assert.match(h.stdout, new RegExp(`^Usage: perpx ${names[i]}`), names[i]);
