@@ -82,8 +82,11 @@ describe('public-client routes beyond the v2 table', () => {
   test('v1 market, stop-limit, mass-limit and position close', async () => {
     const sell = ok(await M.post('/api/order/limit', await M.limitBody({ id: randomUUID(), side: 'SELL', quantity: '0.05', limitPrice: 100000 })));
     assert.equal(sell.status, 'NEW');
-    const mkt = ok(await B.post('/api/order/market', await B.marketBody({ id: randomUUID(), side: 'BUY', cashQuantity: 2000 })), 'v1 market');
+    const mktUuid = randomUUID();
+    const mkt = ok(await B.post('/api/order/market', await B.marketBody({ id: mktUuid, side: 'BUY', cashQuantity: 2000 })), 'v1 market');
     assert.equal(mkt.status, 'FILLED');
+    const fills = await eventually(() => B.get(`/api/order/${mktUuid}/fill`).then((r) => ok(r)), (f) => f.count === 1, 'fills by UUID');
+    assert.equal(fills.list[0].orderId, mkt.id);
     const pos = await eventually(() => B.positions(), (p) => p.length === 1, 'B position');
     assert.equal(pos[0].side, 'BUY');
     assert.equal(pos[0].quantity, 0.02);
@@ -99,6 +102,10 @@ describe('public-client routes beyond the v2 table', () => {
     assert.deepEqual(batch.map((r: { success: boolean }) => r.success), [true, true, false], JSON.stringify(batch));
     for (const [i, r] of batch.slice(0, 2).entries()) assert.equal((await B.order(items[i].id as string)).id, r.orderId);
     assert.equal(batch[2].orderId, forged.id);
+    // Cancelled by the UUIDs the client sent.
+    const cancelled = ok(await B.post('/api/order/mass-cancel-by-id', { orderIds: items.map((i) => i.id) }), 'cancel by UUIDs');
+    assert.deepEqual(cancelled.map((r: { success: boolean }) => r.success), [true, true]);
+    for (const r of batch.slice(0, 2)) assert.equal((await B.order(r.orderId)).status, 'CANCELLED');
 
     // Close the position through the v1 route with a UUID; B's closing cannot use A's wallet.
     const closeUuid = randomUUID();
