@@ -1,6 +1,6 @@
 /**
- * Records what the real public client sends: starts perpx locally (temp data dir, the test settings: no demo bots,
- * no moving index), a recording proxy in front of it, and a driver command pointed at the proxy
+ * Records what the real public client sends: starts perpx locally as the tests do (startTestExchange: temp data
+ * dir, no demo bots, no moving index), a recording proxy in front of it, and a driver command pointed at the proxy
  * (PERPX_PROXY=http://127.0.0.1:<port>). Every request is forwarded and written, in order, with its status, to
  * <out>/calls.json; docs/client-compat.md says how the client harness runs.
  *
@@ -14,13 +14,11 @@
  * and only their path is written.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/app/config.js';
-import { startExchange } from '../../src/app/exchange.js';
+import { startTestExchange } from '../../test/app/client.js';
 import { matchRoute, type ClientRoute } from './routes.js';
 import { captureValues, type RecordedCall } from './fixtures.js';
 
@@ -38,12 +36,8 @@ if (driver.length === 0) throw new Error('usage: record.ts [--routes routes.json
 /** Request headers that matter to the server; the rest (user agent, lengths, hosts) are the transport's. */
 const KEPT_HEADERS = ['authorization', 'x-api-key', 'content-type'];
 
-const dataDir = mkdtempSync(join(tmpdir(), 'perpx-client-record-'));
-const exchange = await startExchange(loadConfig({
-  PORT: '0', DATA_DIR: dataDir, SIGNATURE_THREADS: '0', LOG_LEVEL: 'silent', SEED_DEMO: 'true', HEARTBEAT_MS: '1000',
-  MARKET_MAKERS: '0', DEMO_WALLET: 'false', INDEX_FEED: 'off', FUNDING_INTERVAL_MS: '0',
-  ...Object.fromEntries(['IP', 'SIGN_IN', 'ORDERS', 'FAUCET', 'READS'].map((b) => [`RATE_LIMIT_${b}_MAX`, '1000000'])),
-}));
+// The replay starts its exchange the same way, so both see the same instruments, prices and budgets.
+const exchange = await startTestExchange();
 const target = new URL(exchange.url);
 
 const calls: RecordedCall[] = [];
@@ -110,8 +104,7 @@ const code = await new Promise<number>((resolve) => {
 });
 proxy.closeAllConnections();
 proxy.close();
-await exchange.close();
-rmSync(dataDir, { recursive: true, force: true });
+await exchange.stop();
 
 mkdirSync(out, { recursive: true });
 const versions = Object.fromEntries((opt('--client', '') ?? '').split(',').filter(Boolean).map((p) => p.split('@') as [string, string]));
