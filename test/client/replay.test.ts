@@ -93,6 +93,10 @@ describe('the public client\'s recorded calls, replayed', () => {
     const uncalled = routes.filter((r) => r.type !== null && !called.has(r.method)).map((r) => r.method);
     assert.deepEqual(uncalled, [], 'gateway routes the driver never called');
     for (const c of fixture.calls) if (c.type) assert.ok(validators.has(schemaFile(c.type)), `schema for ${c.type}`);
+    // docs/client-compat.md has a row for every client method the recording called.
+    const doc = readFileSync('docs/client-compat.md', 'utf8');
+    const missing = [...new Set(fixture.calls.map((c) => c.call))].filter((m) => !m.startsWith('(') && !doc.includes(`| \`${m}\` |`));
+    assert.deepEqual(missing, [], 'client methods without a row in docs/client-compat.md');
   });
 
   test('every call succeeds and its response matches the client\'s type', async () => {

@@ -8,6 +8,7 @@ import * as crypto from '@evedex/exchange-crypto';
 import axios from 'axios';
 import { ethers } from 'ethers';
 import { writeFileSync } from 'node:fs';
+import WebSocket from 'ws';
 
 const PROXY = process.env.PERPX_PROXY ?? 'http://127.0.0.1:8080';
 const CHAIN = '16182';
@@ -35,7 +36,15 @@ async function step<T>(method: string, fn: () => Promise<T>): Promise<T | undefi
 function gateway() {
   return new sdk.Gateway({
     exchangeURI: PROXY, authURI: PROXY,
-    centrifuge: { uri: `${PROXY.replace(/^http/, 'ws')}/connection/websocket`, prefix: 'futures-perp-dev' },
+    centrifuge: { uri: `${PROXY.replace(/^http/, 'ws')}/connection/websocket`, prefix: 'futures-perp-dev', websocket: WebSocket },
+  });
+}
+
+/** Resolves with the first value a client signal emits (a websocket event), or fails after `ms`. */
+function next<T>(signal: api.utils.Signal<T>, what: string, ms = 5000): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms);
+    signal((v: T) => { clearTimeout(timer); resolve(v); });
   });
 }
 
@@ -64,6 +73,17 @@ async function main() {
   const bearer = (g: sdk.Gateway) => ({ Authorization: `Bearer ${(g.authGateway.getSession() as api.utils.JWT).accessToken}` });
   await step('(setup) faucet A', () => axios.post(`${PROXY}/api/user/faucet`, {}, { headers: bearer(gA) }));
   await step('(setup) faucet B', () => axios.post(`${PROXY}/api/user/faucet`, {}, { headers: bearer(gB) }));
+
+  // ---- websocket: the SDK's listeners (REST snapshots recorded; the channels themselves are piped through) ----
+  await step('Gateway.wsConnect', async () => gA.wsConnect());
+  await step('Gateway.listenMatcherState', () => gA.listenMatcherState());
+  await step('Gateway.listenInstrumentState', () => gA.listenInstrumentState());
+  await step('Gateway.listenFundingRateState', () => gA.listenFundingRateState());
+  await step('Gateway.listenOrderBook', () => gA.listenOrderBook(INSTRUMENT));
+  await step('Gateway.listenOrderBookBest', () => gA.listenOrderBookBest(INSTRUMENT, 100));
+  await step('Gateway.listenTrades', () => gA.listenTrades(INSTRUMENT));
+  const balance = A.getBalance();
+  await step('Balance.listen', () => balance.listen());
 
   // ---- market data (SDK Gateway and ExchangeRestGateway) ----
   await step('Gateway.fetchInstruments', () => gA.fetchInstruments());
@@ -120,10 +140,21 @@ async function main() {
 
   // ---- a trade: B rests asks, A takes them (market v2, market v1) ----
   await step('(counterparty) B createLimitOrderV2', async () => gB.exchangeGateway.createLimitOrderV2(await crypto.signLimitOrder(walletB, { ...limit(Side.Sell, '0.1', '100000'), id: sdk.utils.generateOrderIdV2() })));
+  const events = {
+    order: next(balance.onOrderUpdate, 'order event'), fill: next(balance.onOrderFillsUpdate, 'fill event'),
+    position: next(balance.onPositionUpdate, 'position event'), trade: next(gA.onTrade, 'trade event'),
+  };
   await step('WalletAccount.createMarketOrderV2', () => A.createMarketOrderV2({ instrument: INSTRUMENT, side: Side.Buy, leverage: 10, timeInForce: crypto.utils.TimeInForce.IOC, cashQuantity: '2000' }));
   await step('ExchangeRestGateway.createMarketOrder', async () => exA.createMarketOrder(await crypto.signMarketOrder(walletA, {
     instrument: INSTRUMENT, side: Side.Buy, leverage: 10, timeInForce: crypto.utils.TimeInForce.IOC, cashQuantity: '2000', id: sdk.utils.generateOrderIdV2(),
   })));
+  await step('Balance.onOrderUpdate (websocket)', () => events.order);
+  await step('Balance.onOrderFillsUpdate (websocket)', () => events.fill);
+  await step('Balance.onPositionUpdate (websocket)', () => events.position);
+  await step('Gateway.onTrade (websocket)', () => events.trade);
+  await step('Balance.getPositionList', async () => {
+    if (balance.getPositionList().length === 0) throw new Error('no position in the listened balance');
+  });
   await step('WalletAccount.fetchPositions', () => A.fetchPositions());
   await step('ExchangeRestGateway.getPositions', () => exA.getPositions(true));
 
@@ -162,6 +193,9 @@ async function main() {
     }
   }
   await step('(session) B.fetchMe', () => B.fetchMe());
+
+  await step('Balance.unListen', () => balance.unListen());
+  await step('Gateway.closeWsConnection', async () => gA.closeWsConnection());
 
   writeFileSync('results.json', `${JSON.stringify(results, null, 1)}\n`);
   const failed = results.filter((r) => !r.ok);
