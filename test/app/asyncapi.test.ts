@@ -114,19 +114,19 @@ describe('AsyncAPI document of the real-time channels', () => {
 
     const raw = new RawClient(X.ex.wsUrl);
     t.after(() => raw.ws.close());
-    await waitFor(() => raw.reply(1) !== undefined, 5000, 'connect');
+    await waitFor(() => raw.reply(1) !== undefined, 15_000, 'connect');
     const names = [...families.keys()];
     // An owner channel without a token is refused (subscribe ids from 1000), a public one is not.
     const publicNames = names.filter((n) => !owners.has(n));
     const ownerNames = names.filter((n) => owners.has(n));
     ownerNames.forEach((n, i) => raw.send({ id: 1000 + i, subscribe: { channel: n } }));
-    await waitFor(() => ownerNames.every((_, i) => raw.reply(1000 + i)), 5000, 'refusals');
+    await waitFor(() => ownerNames.every((_, i) => raw.reply(1000 + i)), 15_000, 'refusals');
     ownerNames.forEach((n, i) => assert.equal((raw.reply(1000 + i) as Msg).error?.code, 103, `${n} without a token: ${JSON.stringify(raw.reply(1000 + i))}`));
     names.forEach((n, i) => {
       const owner = owners.get(n);
       raw.send({ id: 10 + i, subscribe: { channel: n, ...(owner && { data: { accessToken: owner.accessToken } }) } });
     });
-    await waitFor(() => names.every((_, i) => raw.reply(10 + i)), 5000, 'subscribe replies');
+    await waitFor(() => names.every((_, i) => raw.reply(10 + i)), 15_000, 'subscribe replies');
     names.forEach((n, i) => assert.equal((raw.reply(10 + i) as Msg).error, undefined, `${n}: ${JSON.stringify(raw.reply(10 + i))}`));
     assert.ok(publicNames.length > 0 && ownerNames.length > 0);
 
@@ -158,7 +158,7 @@ describe('AsyncAPI document of the real-time channels', () => {
       seen = pubs.length;
       return failures.length > 0 || validated.size === validators.size;
     };
-    await waitFor(check, 5 * FUNDING_INTERVAL_MS, 'a publication on every channel family').catch(() => {});
+    await waitFor(check, 15 * FUNDING_INTERVAL_MS, 'a publication on every channel family').catch(() => {});
     assert.deepEqual(failures, []);
     assert.deepEqual([...validators.keys()].filter((id) => !validated.has(id)), [], 'channel families without a validated publication');
   });
