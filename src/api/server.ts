@@ -11,6 +11,7 @@ import type { RouteContext } from './context.js';
 import { DEFAULT_API_CONFIG, type ApiDeps } from './ports.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.js';
 import { installJsonParser } from './json-parser.js';
+import { installAsyncApi } from './asyncapi.js';
 import { installOpenApi } from './openapi.js';
 import { requireOperator } from './operator.js';
 import { installRateLimits } from './rate-limits.js';
@@ -112,6 +113,7 @@ async function base(ctx: RouteContext, opts: ServerOptions, title: string): Prom
 export async function buildServer(deps: ApiDeps, opts: ServerOptions = {}): Promise<FastifyInstance> {
   const ctx = contextOf(deps);
   const app = await base(ctx, opts, 'Perpetual futures exchange API');
+  if (opts.docs ?? true) installAsyncApi(app, ctx.channelEnv ?? 'futures-perp-dev');
   await app.register(systemRoutes(ctx));
   await app.register(marketRoutes(ctx));
   await app.register(candleRoutes(ctx));

@@ -93,7 +93,8 @@ export interface RealtimeServer {
   close(reason?: string): Promise<void>;
 }
 
-const DEFAULT_PATH = '/connection/websocket';
+/** The websocket path centrifuge clients use. */
+export const DEFAULT_WS_PATH = '/connection/websocket';
 
 /** Answers an upgrade with a plain HTTP error (the centrifuge client reconnects with backoff). */
 function refuseUpgrade(socket: Duplex, status: 429 | 503, reason: string): void {
@@ -105,7 +106,7 @@ function refuseUpgrade(socket: Duplex, status: 429 | 503, reason: string): void 
 }
 
 export function createRealtimeServer(opts: RealtimeServerOptions): RealtimeServer {
-  const path = opts.path ?? DEFAULT_PATH;
+  const path = opts.path ?? DEFAULT_WS_PATH;
   const logger = opts.logger ?? silentLogger;
   const ownBroker = !opts.broker;
   const broker = opts.broker ?? new InMemoryBroker();

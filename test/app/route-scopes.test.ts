@@ -18,7 +18,7 @@ const PUBLIC = new Set([
   'GET /api/public/yield/apr', 'GET /api/public/statistics/total', 'GET /api/public/statistics/online-users',
   'GET /api/public/statistics/charts', 'GET /api/trade/signal/:id', 'GET /api/mobile-app/blocked-version', 'GET /api/oauth',
   'POST /api/oauth/deny', 'POST /api/oauth/token', 'GET /auth/nonce', 'POST /auth/user/sign-up', 'POST /auth/refresh', 'POST /auth/logout',
-  'GET /metrics', 'GET /openapi.json', 'GET /api/market/:instrument/candles', 'GET /api/config',
+  'GET /metrics', 'GET /openapi.json', 'GET /asyncapi.json', 'GET /api/market/:instrument/candles', 'GET /api/config',
 ]);
 /** The web terminal's built files (src/api/web-app.ts): the page, its hashed assets. */
 const isWebTerminal = (url: string) => url === '/' || url === '/index.html' || url.startsWith('/assets/');
