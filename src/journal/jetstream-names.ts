@@ -12,8 +12,10 @@ export interface ClusterNames {
 /** Stream and bucket names allow letters, digits, `_` and `-` only. */
 const CLUSTER_NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
 
+export const isClusterName = (name: string): boolean => CLUSTER_NAME_RE.test(name);
+
 export function clusterNames(cluster: string): ClusterNames {
-  if (!CLUSTER_NAME_RE.test(cluster)) throw new Error(`cluster name must be 1-64 letters, digits, _ or -, got "${cluster}"`);
+  if (!isClusterName(cluster)) throw new Error(`cluster name must be 1-64 letters, digits, _ or -, got "${cluster}"`);
   return {
     commandStream: `PERPX_${cluster}_COMMANDS`,
     commandSubject: `perpx.${cluster}.commands`,
