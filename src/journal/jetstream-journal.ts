@@ -14,7 +14,7 @@
  *
  * Durability is the server's: a 1-replica stream acknowledges after its write (fsynced only every
  * `sync_interval`, 2 min by default, unless the server sets `sync_interval: always`); R3 acknowledges once a
- * quorum holds it. docs/operations.md, "Cluster", says what production sets.
+ * quorum holds it. docs/operations.md, "JetStream journal", says what production sets.
  */
 import {
   DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, JetStreamApiError, RetentionPolicy, StorageType,
