@@ -10,16 +10,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Wallet } from 'ethers';
 import { createEngine } from '../../src/engine/engine.js';
 import { openDurableReader } from '../../src/journal/durable-location.js';
 import { verifyJournal } from '../../src/sequencer/recovery.js';
-import { randomWallet } from '../auth/helpers.js';
 import { dropCluster, freshCluster, natsConnection } from '../journal/jetstream-helpers.js';
 import { waitFor } from '../realtime/helpers.js';
 import { NATS_TEST_URL, skipUnless } from '../services.js';
 import { Bot, http, ok } from './client.js';
-import { ServerProcess, submitUntilGone, type Outcome } from './server-process.js';
+import { ServerProcess, startUnderLoad, type Outcome } from './server-process.js';
 
 const skip = await skipUnless('nats');
 
@@ -30,20 +28,13 @@ test('JOURNAL=jetstream: SIGKILL under load, restart; every acknowledged order i
   const env = { JOURNAL: 'jetstream', NATS_URL: NATS_TEST_URL, CLUSTER_NAME: cluster, SNAPSHOT_EVERY_COMMANDS: '40' };
   const servers: ServerProcess[] = [];
   try {
-    const first = new ServerProcess(dataDir, env);
-    servers.push(first);
-    const { url } = await first.ready;
-    const wallet: Wallet = randomWallet();
-    const bot = await new Bot(url, wallet).signIn();
-    await bot.faucet();
-    const outcomes: Outcome[] = [];
-    const load = submitUntilGone(bot, 4, outcomes);
-    await waitFor(() => outcomes.filter((o) => o.kind === 'ack').length >= 120, 60_000, '120 acknowledged orders');
+    const { server: first, wallet, outcomes, load, acked: ackedSoFar } = await startUnderLoad(dataDir, env, servers);
+    await waitFor(() => ackedSoFar().length >= 120, 60_000, '120 acknowledged orders');
     await waitFor(() => first.logs.some((l) => l.msg === 'snapshot saved'), 20_000, 'a periodic snapshot in the object store');
     first.proc.kill('SIGKILL');
     assert.deepEqual(await first.exited, { code: null, signal: 'SIGKILL' });
     await load;
-    const acked = outcomes.filter((o): o is Extract<Outcome, { kind: 'ack' }> => o.kind === 'ack');
+    const acked = ackedSoFar();
     assert.deepEqual(outcomes.filter((o) => o.kind === 'refused'), [], 'nothing refused before the kill');
 
     // Nothing of it is in DATA_DIR: the journal and the snapshots are on NATS.
