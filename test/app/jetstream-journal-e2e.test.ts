@@ -4,9 +4,11 @@
  * Signed orders under load, a periodic snapshot in the bucket, then SIGKILL. The restart loads that snapshot
  * and replays the stream's tail; every acknowledged order is there with its status, and the state the
  * server reports at its checkpoint equals a clean replay of the stream from zero (done here, in the test).
+ * After a graceful stop, the operator's `verify-journal` on the same configuration agrees.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +19,7 @@ import { dropCluster, freshCluster, natsConnection } from '../journal/jetstream-
 import { waitFor } from '../realtime/helpers.js';
 import { NATS_TEST_URL, skipUnless } from '../services.js';
 import { Bot, http, ok } from './client.js';
-import { ServerProcess, startUnderLoad, type Outcome } from './server-process.js';
+import { ROOT, ServerProcess, startUnderLoad, type Outcome } from './server-process.js';
 
 const skip = await skipUnless('nats');
 
@@ -73,6 +75,15 @@ test('JOURNAL=jetstream: SIGKILL under load, restart; every acknowledged order i
 
     second.proc.kill('SIGTERM');
     assert.deepEqual(await second.exited, { code: 0, signal: null }, second.text);
+    // The operator's check, offline, on the same configuration: snapshot + tail against a replay from zero.
+    const cli = await new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'verify-journal', '--data-dir', dataDir, '--json'],
+        { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout) => resolve({ code: err ? 1 : 0, stdout }));
+    });
+    assert.equal(cli.code, 0, cli.stdout);
+    const report = JSON.parse(cli.stdout) as { ok: boolean; seq: number; expectedFrom: string };
+    assert.ok(report.ok && report.seq >= checkpoint.seq, cli.stdout);
+    assert.match(report.expectedFrom, /^snapshot \d+/, 'the snapshot in the object store is the expected state');
   } finally {
     for (const s of servers) if (s.proc.exitCode === null && s.proc.signalCode === null) s.proc.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
