@@ -90,3 +90,37 @@ test('JOURNAL=jetstream: SIGKILL under load, restart; every acknowledged order i
     await dropCluster(await natsConnection(), cluster);
   }
 });
+
+test('JOURNAL=jetstream: a second exchange on the same stream is fenced off at its first append; the first goes on', { skip, timeout: 120_000 }, async () => {
+  const dirs = [mkdtempSync(join(tmpdir(), 'perpx-jetstream-a-')), mkdtempSync(join(tmpdir(), 'perpx-jetstream-b-'))];
+  const cluster = freshCluster();
+  const env = { JOURNAL: 'jetstream', NATS_URL: NATS_TEST_URL, CLUSTER_NAME: cluster };
+  const servers: ServerProcess[] = [];
+  try {
+    const first = new ServerProcess(dirs[0], env);
+    servers.push(first);
+    const a = await new Bot((await first.ready).url).signIn();
+    await a.faucet();
+    ok(await a.limit({ side: 'BUY', quantity: '0.001', limitPrice: '90000', leverage: 10 }), 'order on the first');
+
+    // The second recovers the same log, then the first appends again: the second's tail is stale.
+    const second = new ServerProcess(dirs[1], env);
+    servers.push(second);
+    const { url } = await second.ready;
+    ok(await a.limit({ side: 'BUY', quantity: '0.001', limitPrice: '90001', leverage: 10 }), 'the first appends after the second started');
+    const b = await new Bot(url).signIn();
+    const res = await b.post('/api/user/faucet', {});
+    assert.equal(res.status, 503, `the second's command is refused: ${JSON.stringify(res.body)}`);
+    assert.deepEqual(await second.exited, { code: 1, signal: null }, 'the fenced exchange stops (fail-stop)');
+    const fatal = second.logs.find((l) => l.level === 60 && /journal write failed/.test(String(l.msg)));
+    assert.equal(fatal?.code, 'JETSTREAM_WRONG_LAST_SEQUENCE', second.text);
+
+    ok(await a.limit({ side: 'BUY', quantity: '0.001', limitPrice: '90002', leverage: 10 }), 'the first goes on');
+    first.proc.kill('SIGTERM');
+    assert.deepEqual(await first.exited, { code: 0, signal: null }, first.text);
+  } finally {
+    for (const s of servers) if (s.proc.exitCode === null && s.proc.signalCode === null) s.proc.kill('SIGKILL');
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    await dropCluster(await natsConnection(), cluster);
+  }
+});
