@@ -4,7 +4,8 @@
  * Signed orders under load, a periodic snapshot in the bucket, then SIGKILL. The restart loads that snapshot
  * and replays the stream's tail; every acknowledged order is there with its status, and the state the
  * server reports at its checkpoint equals a clean replay of the stream from zero (done here, in the test).
- * After a graceful stop, the operator's `verify-journal` on the same configuration agrees.
+ * After a graceful stop, the operator's `verify-journal` on the same configuration agrees. Also: a second
+ * exchange on the same stream is fenced off, and a start without NATS fails naming the URL.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,10 +13,13 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildJournal } from '../../src/app/builders/journal.js';
+import { loadConfig } from '../../src/app/config.js';
 import { createEngine } from '../../src/engine/engine.js';
 import { openDurableReader } from '../../src/journal/durable-location.js';
 import { verifyJournal } from '../../src/sequencer/recovery.js';
 import { dropCluster, freshCluster, natsConnection } from '../journal/jetstream-helpers.js';
+import { freePort } from '../journal/private-nats.js';
 import { waitFor } from '../realtime/helpers.js';
 import { NATS_TEST_URL, skipUnless } from '../services.js';
 import { Bot, http, ok } from './client.js';
@@ -123,4 +127,12 @@ test('JOURNAL=jetstream: a second exchange on the same stream is fenced off at i
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
     await dropCluster(await natsConnection(), cluster);
   }
+});
+
+test('JOURNAL=jetstream with NATS not answering: the start fails, naming the URL', async () => {
+  const url = `nats://127.0.0.1:${await freePort()}`;
+  await assert.rejects(buildJournal(loadConfig({ JOURNAL: 'jetstream', NATS_URL: url }), tmpdir()), (err: Error) => {
+    assert.match(err.message, new RegExp(`JOURNAL=jetstream: NATS at ${url} does not answer \\(connection refused\\)`));
+    return true;
+  });
 });

@@ -40,7 +40,9 @@ export async function buildJournal(config: Pick<ExchangeConfig, 'journalWriter' 
 
 async function buildJetStreamJournal(nats: ExchangeConfig['nats']): Promise<Built<Durable>> {
   const location: DurableLocation = { kind: 'jetstream', natsUrl: nats.url, cluster: nats.cluster, replicas: nats.streamReplicas };
-  const nc = await connectNats(nats.url, 'perpx engine');
+  const nc = await connectNats(nats.url, 'perpx engine').catch((err: unknown) => {
+    throw new Error(`JOURNAL=jetstream: NATS at ${nats.url} does not answer (${err instanceof Error ? err.message : String(err)})`, { cause: err });
+  });
   const connection = { close: () => nc.close() };
   const journal = await closingOnFailure(connection, () => openJetStreamJournal({ nc, cluster: nats.cluster, replicas: nats.streamReplicas }));
   const snapshots = await closingOnFailure(connection, () => openObjectStoreSnapshots({ nc, cluster: nats.cluster, replicas: nats.streamReplicas }));
