@@ -6,11 +6,13 @@
 // in flight as the sequencer overlaps them. A row is at most 2,000 flushes (so groups of 1 stay short). Journals: SQLite on its writer thread (the default; WAL +
 // synchronous=FULL: one fsync per group) and JetStream (one message per group on a fresh 1-replica file
 // stream on NATS_URL, default nats://127.0.0.1:4222; the stream is deleted after). Reported: commands/s
-// durable, p50 and p99 of a flush. BENCH_COMMANDS (default 100,000) per row, BENCH_DIR for SQLite's file.
+// durable, p50 and p99 of a flush. BENCH_COMMANDS (default 100,000) per row, BENCH_DIR for SQLite's file,
+// BENCH_JOURNALS (default sqlite,jetstream) which journals.
 //
 // A 1-replica JetStream server acknowledges before it fsyncs unless started with `sync_interval: always`
 // (nats-server ≥ 2.10): the last row measures what one fsync of a group-sized write costs on BENCH_DIR's
-// disk, the latency such a server would add to every append.
+// disk. To measure sync-every-write on 2.9, point NATS_URL at a server whose store is on a file system
+// mounted `-o sync` (docs/performance.md, "JetStream journal").
 import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +33,7 @@ const COMMANDS = envInt('BENCH_COMMANDS', 100_000);
 const GROUPS = (process.env.BENCH_GROUPS ?? '1,10,100,1000').split(',').map(Number);
 const PIPELINE = envInt('BENCH_PIPELINE', 8);
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const JOURNALS = (process.env.BENCH_JOURNALS ?? 'sqlite,jetstream').split(',');
 
 interface Row {
   journal: string;
@@ -131,7 +134,11 @@ async function main(): Promise<void> {
   const w = generateWorkload({ ops: COMMANDS, seed: 20261128, users: 1000, tsStart: BASE_TS + 100_000, idBase: 0 });
   const commands = engineCommands(w);
   const runs: Runs = [...GROUPS.map((group) => ({ group, depth: 1 })), { group: 100, depth: PIPELINE }];
-  const rows = [...(await sqliteRows(commands, runs)), ...(await jetstreamRows(commands, runs)), fsyncRow(groupBytes(commands, 100))];
+  const rows = [
+    ...(JOURNALS.includes('sqlite') ? await sqliteRows(commands, runs) : []),
+    ...(JOURNALS.includes('jetstream') ? await jetstreamRows(commands, runs) : []),
+    fsyncRow(groupBytes(commands, 100)),
+  ];
   const f = (n: number) => n.toFixed(2);
   console.log(`\n${COMMANDS.toLocaleString('en-US')} commands per row; flush latency in ms\n`);
   console.log('| journal | group | commands/s | flush p50 | flush p99 |');
