@@ -15,7 +15,7 @@ import { connectNats } from '../../src/journal/durable-location.js';
 import { openJetStreamJournal } from '../../src/journal/jetstream-journal.js';
 import { JournalWriteError } from '../../src/journal/ports.js';
 import { entries } from './journal-contract.js';
-import { freePort, PrivateNats } from './private-nats.js';
+import { freePort, PrivateNats, skipUnlessNatsServerBinary } from './private-nats.js';
 
 const cmd = (i: number): Command => ({ kind: 'funds.deposit', ts: 1000 + i, userId: 1 + (i % 3), amount: String(i), transferId: `t${i}` });
 
@@ -32,7 +32,7 @@ async function untilReconnected<T>(open: () => Promise<T>): Promise<T> {
   }
 }
 
-test('NATS killed and restarted: the flush in between fails stop; every acknowledged command is kept, gap-free', { timeout: 60_000 }, async (t) => {
+test('NATS killed and restarted: the flush in between fails stop; every acknowledged command is kept, gap-free', { skip: skipUnlessNatsServerBinary(), timeout: 60_000 }, async (t) => {
   const storeDir = mkdtempSync(join(tmpdir(), 'perpx-nats-'));
   const nats = new PrivateNats(await freePort(), storeDir);
   try {

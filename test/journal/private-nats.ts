@@ -3,9 +3,17 @@
  * JetStream on a given store directory and a free port, so a test can kill and restart it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { connect as tcpConnect, createServer } from 'node:net';
 
 const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+
+/** The `skip` option of a test that starts its own server: as test/services.ts, a failure under CI. */
+export function skipUnlessNatsServerBinary(): false | string {
+  if (existsSync(NATS_SERVER)) return false;
+  if (process.env.CI) throw new Error(`no nats-server at ${NATS_SERVER} (NATS_SERVER_BIN), and CI is set: apt-get install nats-server`);
+  return `no nats-server at ${NATS_SERVER} (skipped outside CI)`;
+}
 
 export async function freePort(): Promise<number> {
   const s = createServer();
