@@ -24,6 +24,7 @@ import { clientConfigRoutes } from './routes/client-config.js';
 import { fundsRoutes } from './routes/funds.js';
 import { historyRoutes } from './routes/history.js';
 import { marketRoutes } from './routes/market.js';
+import { marketDataTokenRoutes } from './routes/market-data-token.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { mobileAppRoutes } from './routes/mobile-app.js';
 import { oauthAdminRoutes, oauthRoutes } from './routes/oauth.js';
@@ -123,6 +124,7 @@ export async function buildServer(deps: ApiDeps, opts: ServerOptions = {}): Prom
   await app.register(fundsRoutes(ctx));
   await app.register(historyRoutes(ctx));
   await app.register(userRoutes(ctx));
+  if (ctx.marketDataTokens) await app.register(marketDataTokenRoutes(ctx.marketDataTokens));
   if (ctx.accounts) await app.register(accountRoutes(ctx, ctx.accounts));
   if (opts.includeAuthRoutes ?? true) await app.register(authRoutes(ctx));
   if (ctx.admin) await app.register(adminRoutes(ctx, ctx.admin.operatorToken));

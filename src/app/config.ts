@@ -28,6 +28,8 @@ export interface ExchangeConfig {
   chainId: string;
   channelEnv: string;
   accessTokenTtlSec: number;
+  /** Lifetime of market-data tokens (GET /api/dx-feed/auth), seconds. */
+  marketDataTokenTtlSec: number;
   refreshTokenTtlSec: number;
   signatureThreads: number;
   /** 'thread': journal commits on a writer thread (default); 'inline': on the event loop. */
@@ -112,6 +114,7 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'SIWE_DOMAINS', default: DEFAULT_ALLOWED_DOMAINS.join(','), doc: 'Comma-separated hosts a sign-in (SIWE) message may name as its domain and URI: `host` (no port), `host:port` or `host:*` (any port). Add the host name the web terminal is served under, e.g. `trade.example.com`; https URIs only, except on loopback hosts.' },
   { env: 'CHANNEL_ENV', default: 'futures-perp-dev', doc: 'Prefix of real-time channel names ({env}:{name}).' },
   { env: 'ACCESS_TOKEN_TTL_SEC', default: '300', doc: 'Lifetime of access JWTs, seconds.' },
+  { env: 'MARKET_DATA_TOKEN_TTL_SEC', default: '600', doc: 'Lifetime of market-data tokens (GET /api/dx-feed/auth: a websocket connect token for the public channels only), seconds.' },
   { env: 'REFRESH_TOKEN_TTL_SEC', default: '2592000', doc: 'Lifetime of refresh tokens, seconds (30 days).' },
   { env: 'SIGNATURE_THREADS', default: '2', doc: 'Worker threads recovering EIP-712 signers (0 = in-process).' },
   { env: 'JOURNAL_WRITER', default: 'thread', doc: 'Where journal commits (and their fsync) run: thread = a writer thread, so the event loop keeps serving requests meanwhile; inline = on the event loop.' },
@@ -311,6 +314,7 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
     chainId,
     channelEnv: str(env, 'CHANNEL_ENV', 'futures-perp-dev'),
     accessTokenTtlSec: int(env, 'ACCESS_TOKEN_TTL_SEC', 300, 1),
+    marketDataTokenTtlSec: int(env, 'MARKET_DATA_TOKEN_TTL_SEC', 600, 1),
     refreshTokenTtlSec: int(env, 'REFRESH_TOKEN_TTL_SEC', 2592000, 1),
     signatureThreads: int(env, 'SIGNATURE_THREADS', 2),
     journalWriter,

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { getAddress } from 'ethers';
 import type { Database } from 'better-sqlite3';
-import { AccessTokens, type AccessClaims } from './access-tokens.js';
+import { AccessTokens, DEFAULT_TOKEN_ISSUER, type AccessClaims } from './access-tokens.js';
 import { ApiKeyManager } from './api-key-manager.js';
 import { BoundedCache } from './bounded-cache.js';
 import { loadOrCreateSigningKey } from './jwt-signing-key.js';
@@ -63,7 +63,7 @@ const DEFAULTS = {
   accessTokenTtlSec: 300,
   refreshTokenTtlSec: 30 * 24 * 3600,
   nonceTtlSec: 300,
-  issuer: 'perpx',
+  issuer: DEFAULT_TOKEN_ISSUER,
 };
 
 /** Tokens are checked against clocks of other nodes too: revocations are remembered this much longer. */

@@ -8,3 +8,6 @@ export type { AuthStore } from './ports.js';
 export { SqliteAuthStore } from './sqlite-auth-store.js';
 export { DEFAULT_ALLOWED_DOMAINS } from './origin-allow-list.js';
 export { deriveSmartAccountAddress } from './smart-account.js';
+export { MarketDataTokens, type MarketDataTokenCheck } from './market-data-tokens.js';
+export { loadOrCreateSigningKey } from './jwt-signing-key.js';
+export { DEFAULT_TOKEN_ISSUER } from './access-tokens.js';

@@ -82,6 +82,7 @@ export const Disconnects = {
   badRequest: { code: DisconnectCode.badRequest, reason: 'bad request' },
   serverError: { code: DisconnectCode.serverError, reason: 'internal server error' },
   tooManyRequests: { code: DisconnectCode.tooManyRequests, reason: 'too many requests' },
+  invalidToken: { code: DisconnectCode.invalidToken, reason: 'invalid token' },
 } satisfies Record<string, Disconnect>;
 
 /** True when the centrifuge client reconnects after this disconnect code. */

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { WebSocket, type RawData } from 'ws';
-import type { Authorize, Broker, ClientInfo, HistoryPolicyFor, Logger } from './ports.js';
+import type { Authorize, Broker, CheckConnectToken, ClientInfo, HistoryPolicyFor, Logger } from './ports.js';
 import { Disconnects, Errors, type Disconnect, type ProtocolError } from './codes.js';
 import type { Hub } from './hub.js';
 import { CommandLimiter, type ClientCommandKind, type RealtimeLimits } from './limits.js';
@@ -35,6 +35,8 @@ export interface ConnectionContext {
   broker: Broker;
   hub: Hub;
   authorize: Authorize;
+  /** Checks a connect command's token (market-data tokens); absent: tokens are not looked at. */
+  checkConnectToken?: CheckConnectToken;
   historyFor: HistoryPolicyFor;
   logger: Logger;
   counters: { messagesSent: number; framesSent: number; bytesSent: number; slowDisconnects: number };
@@ -46,12 +48,17 @@ export interface ConnectionContext {
   closed(conn: Connection): void;
 }
 
+/** Commands a client may send while its connect token is checked; one more is a bad request. */
+const MAX_QUEUED_WHILE_CONNECTING = 64;
+
 // Commands this server knows but does not offer: a clear error instead of 104.
 const NOT_AVAILABLE = new Set(['refresh', 'sub_refresh', 'presence', 'presence_stats']);
 
 export class Connection implements SubscriptionsHost {
   readonly info: ClientInfo;
   private connected = false;
+  /** Commands that arrived while the connect token is being checked (null when none is). */
+  private connecting: ClientCommand[] | null = null;
   private ended = false;
   private readonly subscriptions: ConnectionSubscriptions;
   private readonly limiter: CommandLimiter | null;
@@ -206,6 +213,11 @@ export class Connection implements SubscriptionsHost {
   }
 
   private handle(cmd: ClientCommand): void {
+    if (this.connecting) {
+      if (this.connecting.length >= MAX_QUEUED_WHILE_CONNECTING) this.disconnect(Disconnects.badRequest);
+      else this.connecting.push(cmd);
+      return;
+    }
     const id = cmd.id;
     if (id === undefined || id === 0) {
       // `{}` is the pong; `send` (async message) has no reply and no use here.
@@ -216,7 +228,7 @@ export class Connection implements SubscriptionsHost {
       return;
     }
     if (!this.connected) {
-      if (cmd.connect) this.handleConnect(id);
+      if (cmd.connect) this.handleConnect(id, cmd.connect.token);
       else this.disconnect(Disconnects.badRequest); // Centrifugo: first command must be connect
       return;
     }
@@ -239,7 +251,41 @@ export class Connection implements SubscriptionsHost {
     }
   }
 
-  private handleConnect(id: number): void {
+  /**
+   * A connect without a token is accepted at once. With one, the commands that follow wait for its check: valid →
+   * connected, then they run in order; expired → error 109 (the client renews the token and connects again);
+   * anything else → 3500 invalid token. The token's expiry does not end the connection later: it grants no more
+   * than the public channels, which need no token.
+   */
+  private handleConnect(id: number, token: unknown): void {
+    const check = this.ctx.checkConnectToken;
+    if (!check || token === undefined || token === '') {
+      this.acceptConnect(id);
+      return;
+    }
+    if (typeof token !== 'string') {
+      this.disconnect(Disconnects.badRequest);
+      return;
+    }
+    this.connecting = [];
+    check(token).then((verdict) => {
+      const queued = this.connecting ?? [];
+      this.connecting = null;
+      if (this.isClosed) return;
+      if (verdict === 'expired') this.replyError(id, Errors.tokenExpired);
+      else if (verdict !== 'valid') this.disconnect(Disconnects.invalidToken);
+      else {
+        this.acceptConnect(id);
+        for (const cmd of queued) if (!this.isClosed) this.handle(cmd);
+      }
+    }, (err: unknown) => {
+      this.connecting = null;
+      this.ctx.logger.error({ err, client: this.info.id }, 'connect token check failed');
+      this.disconnect(Disconnects.serverError);
+    });
+  }
+
+  private acceptConnect(id: number): void {
     this.connected = true;
     clearTimeout(this.connectTimer);
     const s = this.ctx.settings;

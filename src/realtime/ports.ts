@@ -108,6 +108,12 @@ export type Authorization =
  */
 export type Authorize = (channel: string, data: unknown, client: ClientInfo) => Promise<Authorization>;
 
+/**
+ * Checks the token of a connect command (a market-data token). It grants nothing beyond the public channels,
+ * which need none: it is checked so a client given a bad or expired one learns so (3500, or 109 to renew it).
+ */
+export type CheckConnectToken = (token: string) => Promise<'valid' | 'expired' | 'invalid'>;
+
 /** Which channels keep history (and so are recoverable); null for the others. */
 export type HistoryPolicyFor = (channel: string) => HistoryPolicy | null;
 

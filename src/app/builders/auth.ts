@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type pino from 'pino';
 import { openAccountStores, type AccountStores } from '../../accounts/index.js';
-import { createAuthService, InProcessSessionEvents } from '../../auth/index.js';
+import { createAuthService, DEFAULT_TOKEN_ISSUER, InProcessSessionEvents, loadOrCreateSigningKey, MarketDataTokens } from '../../auth/index.js';
 import { loadOrCreateOperatorToken } from '../../auth/operator-token.js';
 import type { ExchangeConfig } from '../config.js';
 import { closingOnFailure, type Built } from '../shutdown-registry.js';
@@ -19,10 +19,12 @@ export interface AuthParts {
   accountStores: AccountStores;
   /** Secret for `x-operator-token` (DATA_DIR/operator-token). */
   operatorToken: string;
+  /** Websocket connect tokens for the public channels (GET /api/dx-feed/auth). */
+  marketData: MarketDataTokens;
 }
 
 export async function buildAuth(
-  config: Pick<ExchangeConfig, 'chainId' | 'accessTokenTtlSec' | 'refreshTokenTtlSec' | 'nonceLimits' | 'siweDomains'>,
+  config: Pick<ExchangeConfig, 'chainId' | 'accessTokenTtlSec' | 'marketDataTokenTtlSec' | 'refreshTokenTtlSec' | 'nonceLimits' | 'siweDomains'>,
   dataDir: string,
   log: pino.Logger,
 ): Promise<Built<AuthParts>> {
@@ -41,7 +43,9 @@ export async function buildAuth(
       allowedDomains: config.siweDomains,
     });
     const accountStores = openAccountStores(db, (userId) => auth.forgetUser(userId));
-    return { auth, accountStores, operatorToken: await loadOrCreateOperatorToken(dataDir) };
+    // Signed with the access tokens' key (created by the auth service above), told apart by their `typ`.
+    const marketData = new MarketDataTokens(await loadOrCreateSigningKey(dataDir), DEFAULT_TOKEN_ISSUER, config.marketDataTokenTtlSec);
+    return { auth, accountStores, operatorToken: await loadOrCreateOperatorToken(dataDir), marketData };
   });
   return { service, stop: () => closeDb.close() };
 }

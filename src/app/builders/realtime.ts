@@ -12,6 +12,7 @@ import type { InstrumentStats } from '../../records/index.js';
 import { ChannelPolicy } from '../../realtime/channel-policy.js';
 import { ExchangeChannels } from '../../realtime/channels.js';
 import { createRealtimeServer, DisconnectCode, type RealtimeStats } from '../../realtime/index.js';
+import type { CheckConnectToken } from '../../realtime/ports.js';
 import type { EventHandler } from '../../sequencer/ports.js';
 import type { ExchangeConfig } from '../config.js';
 import type { Built } from '../shutdown-registry.js';
@@ -33,6 +34,8 @@ export function buildRealtime(
   deps: {
     engine: ExchangeEngine;
     auth: Pick<AuthService, 'verifyAccessToken'> & Required<Pick<AuthService, 'onRevoked'>>;
+    /** Connect tokens: market-data tokens (GET /api/dx-feed/auth). */
+    checkConnectToken: CheckConnectToken;
     /** Rolling 24 h statistics for the instruments channel (synchronous). */
     instrumentStats: (instrument: string) => InstrumentStats | undefined;
     log: pino.Logger;
@@ -44,6 +47,7 @@ export function buildRealtime(
   const server = createRealtimeServer({
     path: WS_PATH,
     authorize: policy.authorize,
+    checkConnectToken: deps.checkConnectToken,
     historyFor: policy.historyFor,
     writeDelayMs: config.wsWriteDelayMs,
     logger: log.child({ module: 'realtime' }),

@@ -16,7 +16,7 @@ import { buildRequest, operationsOf, type FuzzRequest, type Operation } from './
 import { Rng } from './values.js';
 import { startWorld, type World } from './world.js';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 12_000);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261128);
 /** Reached-the-handler minimum per operation, scaled down for short runs. */
 const MIN_REACHED = Math.max(1, Math.min(10, Math.floor(RUNS / 500)));

@@ -5,6 +5,7 @@
  * balance), so the request passes the signature check and the engine has to refuse it. Now and then the body
  * differs from what was signed, or another wallet signed it.
  */
+import { randomUUID } from 'node:crypto';
 import { Wallet } from 'ethers';
 import { CHAIN_ID, DOMAIN, newOrderId, sign, units, type Bot } from '../client.js';
 import { clientSignIn } from '../../auth/helpers.js';
@@ -53,15 +54,20 @@ function tamper(body: Record<string, unknown>, r: Rng): Record<string, unknown> 
   return body;
 }
 
-function orderId(w: SignedWorld, r: Rng): string {
+/** `v1`: for the version-1 routes, which also take a UUID as a new order's id. */
+function orderId(w: SignedWorld, r: Rng, v1 = false): string {
   const roll = r.next();
   if (roll < 0.08) return w.usedOrderId(r);
   if (roll < 0.12) return orderIdToday(r, Date.now() - 5 * 86_400_000);
+  if (v1 && roll < 0.6) return randomUUID();
   return newOrderId();
 }
 
-export async function limitOrder(w: SignedWorld, r: Rng, tampered = true): Promise<Record<string, unknown>> {
-  const id = orderId(w, r);
+/** Create and close paths: version 2, or version 1 (`/api/order/…`, `/api/position/…`). */
+const prefix = (v1: boolean) => (v1 ? '/api' : '/api/v2');
+
+export async function limitOrder(w: SignedWorld, r: Rng, tampered = true, v1 = false): Promise<Record<string, unknown>> {
+  const id = orderId(w, r, v1);
   const instrument = pick(r, INSTR);
   const side = r.pick(SIDE);
   const leverage = pick(r, LEV, 4);
@@ -76,12 +82,12 @@ export async function limitOrder(w: SignedWorld, r: Rng, tampered = true): Promi
   return tampered ? tamper(body, r) : body;
 }
 
-export async function builtLimit(w: SignedWorld, r: Rng): Promise<Built> {
-  return { method: 'POST', path: '/api/v2/order/limit', body: await limitOrder(w, r) };
+export async function builtLimit(w: SignedWorld, r: Rng, v1 = false): Promise<Built> {
+  return { method: 'POST', path: `${prefix(v1)}/order/limit`, body: await limitOrder(w, r, true, v1) };
 }
 
-export async function builtStopLimit(w: SignedWorld, r: Rng): Promise<Built> {
-  const id = orderId(w, r);
+export async function builtStopLimit(w: SignedWorld, r: Rng, v1 = false): Promise<Built> {
+  const id = orderId(w, r, v1);
   const instrument = pick(r, INSTR);
   const side = r.pick(SIDE);
   const leverage = pick(r, LEV, 4);
@@ -91,11 +97,11 @@ export async function builtStopLimit(w: SignedWorld, r: Rng): Promise<Built> {
   const signature = await sign(w.bot.wallet, 'New stop-limit order', {
     id, instrument, side, leverage, quantity: units(quantity), limitPrice: units(limitPrice), stopPrice: units(stopPrice), chainId: BigInt(CHAIN_ID),
   });
-  return { method: 'POST', path: '/api/v2/order/stop-limit', body: tamper({ id, instrument, side, leverage, quantity, limitPrice, stopPrice, chainId: CHAIN_ID, signature }, r) };
+  return { method: 'POST', path: `${prefix(v1)}/order/stop-limit`, body: tamper({ id, instrument, side, leverage, quantity, limitPrice, stopPrice, chainId: CHAIN_ID, signature }, r) };
 }
 
-export async function builtMarket(w: SignedWorld, r: Rng): Promise<Built> {
-  const id = orderId(w, r);
+export async function builtMarket(w: SignedWorld, r: Rng, v1 = false): Promise<Built> {
+  const id = orderId(w, r, v1);
   const instrument = pick(r, INSTR);
   const side = r.pick(SIDE);
   const timeInForce = r.pick(['IOC', 'FOK'] as const);
@@ -104,15 +110,15 @@ export async function builtMarket(w: SignedWorld, r: Rng): Promise<Built> {
   const signature = await sign(w.bot.wallet, 'New market order', {
     id, instrument, side, timeInForce, leverage, cashQuantity: units(cashQuantity), chainId: BigInt(CHAIN_ID),
   });
-  return { method: 'POST', path: '/api/v2/order/market', body: tamper({ id, instrument, side, timeInForce, leverage, cashQuantity, chainId: CHAIN_ID, signature }, r) };
+  return { method: 'POST', path: `${prefix(v1)}/order/market`, body: tamper({ id, instrument, side, timeInForce, leverage, cashQuantity, chainId: CHAIN_ID, signature }, r) };
 }
 
-export async function builtMassLimit(w: SignedWorld, r: Rng): Promise<Built> {
+export async function builtMassLimit(w: SignedWorld, r: Rng, v1 = false): Promise<Built> {
   const n = 1 + r.int(r.chance(0.1) ? 25 : 3);
   const items = [];
   // One item at most is tampered with: the schema refuses the whole batch for any bad item.
-  for (let i = 0; i < n; i++) items.push(await limitOrder(w, r, i === 0));
-  return { method: 'POST', path: `/api/v2/order/mass-limit/${pick(r, INSTR)}`, body: items };
+  for (let i = 0; i < n; i++) items.push(await limitOrder(w, r, i === 0, v1));
+  return { method: 'POST', path: `${prefix(v1)}/order/mass-limit/${pick(r, INSTR)}`, body: items };
 }
 
 async function replaceItem(w: SignedWorld, r: Rng, orderId: string): Promise<Record<string, unknown>> {
@@ -136,23 +142,24 @@ export async function builtReplaceStop(w: SignedWorld, r: Rng): Promise<Built> {
   return { method: 'PUT', path: `/api/order/${orderId}/stop-limit`, body: tamper({ quantity, limitPrice, stopPrice, signature }, r) };
 }
 
-export async function builtReplaceBatch(w: SignedWorld, r: Rng): Promise<Built> {
+/** `anyInstrument`: the deprecated PUT /api/order/limit, whose items may be on any instrument. */
+export async function builtReplaceBatch(w: SignedWorld, r: Rng, anyInstrument = false): Promise<Built> {
   const n = 1 + r.int(3);
   const items = [];
   for (let i = 0; i < n; i++) {
     const orderId = w.orderIds(r);
     items.push({ orderId, ...(await replaceItem(w, r, orderId)) });
   }
-  return { method: 'PUT', path: `/api/order/limit/${pick(r, INSTR)}`, body: items };
+  return { method: 'PUT', path: anyInstrument ? '/api/order/limit' : `/api/order/limit/${pick(r, INSTR)}`, body: items };
 }
 
-export async function builtClose(w: SignedWorld, r: Rng): Promise<Built> {
-  const id = orderId(w, r);
+export async function builtClose(w: SignedWorld, r: Rng, v1 = false): Promise<Built> {
+  const id = orderId(w, r, v1);
   const instrument = pick(r, INSTR);
   const leverage = pick(r, LEV, 4);
   const quantity = pick(r, ['0.001', '0', ...QTY], 2);
   const signature = await sign(w.bot.wallet, 'Position close order', { id, instrument, leverage, quantity: units(quantity), chainId: BigInt(CHAIN_ID) });
-  return { method: 'POST', path: `/api/v2/position/${instrument}/close`, body: tamper({ id, quantity, leverage, chainId: CHAIN_ID, signature }, r) };
+  return { method: 'POST', path: `${prefix(v1)}/position/${instrument}/close`, body: tamper({ id, quantity, leverage, chainId: CHAIN_ID, signature }, r) };
 }
 
 async function tpslBody(w: SignedWorld, r: Rng, instrument: string): Promise<Record<string, unknown>> {
@@ -207,14 +214,20 @@ export async function builtOauthApprove(w: SignedWorld, r: Rng): Promise<Built> 
 
 /** Operation (OpenAPI method and path) → builder of a signed request. */
 export const SIGNED: Record<string, (w: SignedWorld, r: Rng) => Promise<Built>> = {
-  'post /api/v2/order/limit': builtLimit,
-  'post /api/v2/order/stop-limit': builtStopLimit,
-  'post /api/v2/order/market': builtMarket,
-  'post /api/v2/order/mass-limit/{instrument}': builtMassLimit,
+  'post /api/v2/order/limit': (w, r) => builtLimit(w, r),
+  'post /api/v2/order/stop-limit': (w, r) => builtStopLimit(w, r),
+  'post /api/v2/order/market': (w, r) => builtMarket(w, r),
+  'post /api/v2/order/mass-limit/{instrument}': (w, r) => builtMassLimit(w, r),
+  'post /api/order/limit': (w, r) => builtLimit(w, r, true),
+  'post /api/order/stop-limit': (w, r) => builtStopLimit(w, r, true),
+  'post /api/order/market': (w, r) => builtMarket(w, r, true),
+  'post /api/order/mass-limit/{instrument}': (w, r) => builtMassLimit(w, r, true),
+  'post /api/position/{instrument}/close': (w, r) => builtClose(w, r, true),
+  'put /api/order/limit': (w, r) => builtReplaceBatch(w, r, true),
   'put /api/order/{orderId}/limit': builtReplace,
   'put /api/order/{orderId}/stop-limit': builtReplaceStop,
-  'put /api/order/limit/{instrument}': builtReplaceBatch,
-  'post /api/v2/position/{instrument}/close': builtClose,
+  'put /api/order/limit/{instrument}': (w, r) => builtReplaceBatch(w, r),
+  'post /api/v2/position/{instrument}/close': (w, r) => builtClose(w, r),
   'post /api/tpsl/{instrument}': builtTpslCreate,
   'put /api/tpsl/{instrument}/{id}': builtTpslModify,
   'post /api/transfer/pf/withdraw': builtWithdraw,
