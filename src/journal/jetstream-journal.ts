@@ -21,11 +21,10 @@ import {
   type JetStreamClient, type JetStreamManager, type StreamConfig,
 } from '@nats-io/jetstream';
 import { headers, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
-import type { Command } from '../engine/commands.js';
-import { AppendBuffer } from './append-buffer.js';
+import { BufferedJournal } from './buffered-journal.js';
 import { decodeGroup, encodeGroups, payloadChecksum, type EncodedGroup } from './command-group-codec.js';
 import { clusterNames } from './jetstream-names.js';
-import { JournalIntegrityError, JournalWriteError, type CommandJournal, type JournalEntry } from './ports.js';
+import { JournalIntegrityError, JournalWriteError, type JournalEntry } from './ports.js';
 
 export const FIRST_SEQ_HEADER = 'Perpx-First-Seq';
 export const LAST_SEQ_HEADER = 'Perpx-Last-Seq';
@@ -82,18 +81,14 @@ async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig>
   }
 }
 
-export class JetStreamJournal implements CommandJournal {
+export class JetStreamJournal extends BufferedJournal {
   private readonly js: JetStreamClient;
   private readonly subject: string;
   private readonly stream: string;
   private readonly maxGroupBytes: number;
   private readonly timeoutMs: number;
-  private readonly pending: AppendBuffer;
   /** Stream sequence the next publish expects to follow. */
   private streamSeq: number;
-  private committedSeq: number;
-  private failure: JournalWriteError | undefined;
-  private closed = false;
   /** The newest flush; acks arrive in order, so it covers every earlier one. */
   private newest: Promise<void> = Promise.resolve();
 
@@ -104,6 +99,7 @@ export class JetStreamJournal implements CommandJournal {
     tail: { streamSeq: number; seq: number; ts: number },
     timeoutMs = 5000,
   ) {
+    super(tail);
     const names = clusterNames(cluster);
     this.js = jetstream(nc);
     this.subject = names.commandSubject;
@@ -111,14 +107,6 @@ export class JetStreamJournal implements CommandJournal {
     this.maxGroupBytes = Math.max(4096, nc.info!.max_payload - HEADER_ROOM);
     this.timeoutMs = timeoutMs;
     this.streamSeq = tail.streamSeq;
-    this.committedSeq = tail.seq;
-    this.pending = new AppendBuffer(tail.seq, tail.ts);
-  }
-
-  append(seq: number, command: Command): void {
-    if (this.closed) throw new Error('journal is closed');
-    if (this.failure) throw this.failure;
-    this.pending.append(seq, command);
   }
 
   flush(): Promise<void> {
@@ -149,7 +137,7 @@ export class JetStreamJournal implements CommandJournal {
   }
 
   /** Fail-stop: what was not acknowledged may or may not be in the stream; nothing more may be appended here. */
-  private fail(err: unknown): JournalWriteError {
+  private fail(err: unknown): Error {
     if (!this.failure) {
       this.failure = err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE
         ? new JournalWriteError(`journal append refused: another writer appended to stream ${this.stream} (wrong last sequence); this process is fenced off`, 'JETSTREAM_WRONG_LAST_SEQUENCE', { cause: err })
@@ -160,27 +148,6 @@ export class JetStreamJournal implements CommandJournal {
 
   read(fromSeqExclusive: number): AsyncGenerator<JournalEntry> {
     return readCommandStream(this.nc, this.jsm, this.stream, fromSeqExclusive);
-  }
-
-  lastSeq(): number {
-    return this.pending.lastSeq;
-  }
-
-  durableSeq(): number {
-    return this.committedSeq;
-  }
-
-  lastTs(): number {
-    return this.pending.lastTs;
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    try {
-      if (!this.failure) await this.flush();
-    } finally {
-      this.closed = true;
-    }
   }
 }
 
