@@ -6,5 +6,6 @@ export { InProcessSessionEvents } from './session-events.js';
 export type { SessionEvents } from './ports.js';
 export type { AuthStore } from './ports.js';
 export { SqliteAuthStore } from './sqlite-auth-store.js';
+export { PgAuthStore, type PgAuthStoreOptions } from './pg-auth-store.js';
 export { DEFAULT_ALLOWED_DOMAINS } from './origin-allow-list.js';
 export { deriveSmartAccountAddress } from './smart-account.js';

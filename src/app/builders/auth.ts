@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type pino from 'pino';
 import { openAccountStores, type AccountStores } from '../../accounts/index.js';
-import { createAuthService, InProcessSessionEvents } from '../../auth/index.js';
+import { createAuthService, InProcessSessionEvents, SqliteAuthStore } from '../../auth/index.js';
 import { loadOrCreateOperatorToken } from '../../auth/operator-token.js';
 import type { ExchangeConfig } from '../config.js';
 import { closingOnFailure, type Built } from '../shutdown-registry.js';
@@ -31,7 +31,7 @@ export async function buildAuth(
   const service = await closingOnFailure(closeDb, async () => {
     db.pragma('journal_mode = WAL');
     const auth = await createAuthService({
-      db,
+      store: new SqliteAuthStore(db),
       dataDir,
       chainId: config.chainId,
       accessTokenTtlSec: config.accessTokenTtlSec,
