@@ -9,6 +9,15 @@ import { DEFAULT_API_CONFIG, DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '..
 import { DEFAULT_RATE_LIMITS, type Budget, type RateLimits } from '../api/rate-limits.js';
 import { DEFAULT_NONCE_LIMITS, type NonceLimits } from '../auth/nonce-store.js';
 import { DEFAULT_ALLOWED_DOMAINS } from '../auth/origin-allow-list.js';
+import { isClusterName } from '../journal/jetstream-names.js';
+
+export interface NatsConfig {
+  url: string;
+  /** Names this exchange's stream and bucket (perpx.<cluster>.commands …), so several can share one NATS. */
+  cluster: string;
+  /** Replicas of the stream and bucket when they are created: 1 on one server, 3 in production. */
+  streamReplicas: number;
+}
 
 export interface ExchangeConfig {
   port: number;
@@ -23,6 +32,10 @@ export interface ExchangeConfig {
   signatureThreads: number;
   /** 'thread': journal commits on a writer thread (default); 'inline': on the event loop. */
   journalWriter: 'thread' | 'inline';
+  /** 'sqlite': journal and snapshots in DATA_DIR (default); 'jetstream': on NATS JetStream (`nats`). */
+  journal: 'sqlite' | 'jetstream';
+  /** The NATS cluster the JetStream journal and snapshots live on. */
+  nats: NatsConfig;
   /** 'thread': the read model is projected on a worker thread (default); 'inline': on the event loop. */
   readModelWriter: 'thread' | 'inline';
   /** Minimum ms between two read-model transactions while no read waits for the projection. */
@@ -102,6 +115,10 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'REFRESH_TOKEN_TTL_SEC', default: '2592000', doc: 'Lifetime of refresh tokens, seconds (30 days).' },
   { env: 'SIGNATURE_THREADS', default: '2', doc: 'Worker threads recovering EIP-712 signers (0 = in-process).' },
   { env: 'JOURNAL_WRITER', default: 'thread', doc: 'Where journal commits (and their fsync) run: thread = a writer thread, so the event loop keeps serving requests meanwhile; inline = on the event loop.' },
+  { env: 'JOURNAL', default: 'sqlite', doc: 'Where the command journal and the engine snapshots live: sqlite = DATA_DIR/journal.db and DATA_DIR/snapshots; jetstream = a NATS JetStream stream and object store (NATS_URL, CLUSTER_NAME), replicated when NATS_STREAM_REPLICAS > 1 (docs/operations.md, "JetStream journal").' },
+  { env: 'NATS_URL', default: 'nats://127.0.0.1:4222', doc: 'NATS server(s), comma-separated, for JOURNAL=jetstream.' },
+  { env: 'CLUSTER_NAME', default: 'perpx', doc: 'Names the JetStream resources (stream PERPX_<name>_COMMANDS on subject perpx.<name>.commands, bucket perpx-<name>-snapshots): letters, digits, _ and -.' },
+  { env: 'NATS_STREAM_REPLICAS', default: '1', doc: 'Replicas of the command stream and snapshot bucket when first created (1 on a single NATS server; 3 on the production three-node cluster). Changing it later: `nats stream edit`.' },
   { env: 'READ_STORE_URL', default: '(unset)', doc: 'PostgreSQL connection string (postgres://…) for the history read model; unset = SQLite in DATA_DIR/read.db. The read model is rebuilt from the journal if it is empty or behind.' },
   { env: 'READ_MODEL_WRITER', default: 'thread', doc: 'Where engine events are written into the history read model (read.db): thread = a worker thread; inline = on the event loop.' },
   { env: 'READ_MODEL_LINGER_MS', default: '50', doc: 'Under load, the read model is written at most once per this many ms (one transaction for everything that arrived meanwhile: far less work per order than many small ones). A history read does not wait out the linger: one that needs the newest commands projected starts the write at once (it then waits for that write, up to this many ms of commands).' },
@@ -271,6 +288,10 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
   if (!/^\d+(\.\d+)?$/.test(faucet)) throw new ConfigError(`FAUCET_AMOUNT must be a decimal, got "${faucet}"`);
   const journalWriter = str(env, 'JOURNAL_WRITER', 'thread');
   if (journalWriter !== 'thread' && journalWriter !== 'inline') throw new ConfigError(`JOURNAL_WRITER must be thread or inline, got "${journalWriter}"`);
+  const journal = str(env, 'JOURNAL', 'sqlite');
+  if (journal !== 'sqlite' && journal !== 'jetstream') throw new ConfigError(`JOURNAL must be sqlite or jetstream, got "${journal}"`);
+  const cluster = str(env, 'CLUSTER_NAME', 'perpx');
+  if (!isClusterName(cluster)) throw new ConfigError(`CLUSTER_NAME must be 1-64 letters, digits, _ or -, got "${cluster}"`);
   const readModelWriter = str(env, 'READ_MODEL_WRITER', 'thread');
   if (readModelWriter !== 'thread' && readModelWriter !== 'inline') throw new ConfigError(`READ_MODEL_WRITER must be thread or inline, got "${readModelWriter}"`);
   const snapshotWriter = str(env, 'SNAPSHOT_WRITER', 'replica');
@@ -293,6 +314,8 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
     refreshTokenTtlSec: int(env, 'REFRESH_TOKEN_TTL_SEC', 2592000, 1),
     signatureThreads: int(env, 'SIGNATURE_THREADS', 2),
     journalWriter,
+    journal,
+    nats: { url: str(env, 'NATS_URL', 'nats://127.0.0.1:4222'), cluster, streamReplicas: int(env, 'NATS_STREAM_REPLICAS', 1, 1) },
     readModelWriter,
     readModelLingerMs: int(env, 'READ_MODEL_LINGER_MS', 50),
     readStoreUrl: readStoreUrl(str(env, 'READ_STORE_URL', '')),

@@ -164,7 +164,8 @@ export async function restoreNewestVerified<E extends ExchangeEngine>(
 }
 
 export interface VerifyOptions {
-  journal: CommandJournal;
+  /** Only read: a reader of another process's journal will do. */
+  journal: Pick<CommandJournal, 'read'>;
   createEngine: () => ExchangeEngine;
   /** The state to check against, typically `await sequencer.checkpoint()` or a recovered engine's. */
   expected: { seq: number; stateHash: string };

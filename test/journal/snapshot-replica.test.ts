@@ -48,7 +48,7 @@ test('replica snapshots: each stored snapshot is the state a clean replay reache
   try {
     const journal = await openThreadedSqliteJournal({ file });
     const snapshots = new FileSnapshotStore({ dir: snapshotDir, keep: 10 });
-    const replica = new ThreadedSnapshotReplica({ journalFile: file, snapshotDir, keep: 10 });
+    const replica = new ThreadedSnapshotReplica({ location: { kind: 'files', journalFile: file, snapshotDir }, keep: 10 });
     const clock = { now: 0 };
     const seq = new Sequencer({
       engine: createEngine(), journal, snapshots, replica, snapshotEveryCommands: 120, snapshotOnStop: false,
@@ -103,7 +103,7 @@ test('replica snapshots: a replica that fails is dropped and later snapshots are
     const journal: SqliteJournal = await openSqliteJournal({ file });
     const snapshots = new FileSnapshotStore({ dir: snapshotDir, keep: 10 });
     // Pointed at a journal file that does not exist: every replica snapshot fails.
-    const replica = new ThreadedSnapshotReplica({ journalFile: join(dir, 'missing.db'), snapshotDir, keep: 10 });
+    const replica = new ThreadedSnapshotReplica({ location: { kind: 'files', journalFile: join(dir, 'missing.db'), snapshotDir }, keep: 10 });
     const clock = { now: 0 };
     const seq = new Sequencer({
       engine: createEngine(), journal, snapshots, replica, snapshotEveryCommands: 100, snapshotOnStop: false,
