@@ -44,6 +44,12 @@ export interface ExchangeConfig {
   readModelLingerMs: number;
   /** PostgreSQL connection string for the history read model; '' = SQLite in DATA_DIR/read.db. */
   readStoreUrl: string;
+  /** 'sqlite': users, sessions, keys in DATA_DIR/auth.db (default); 'postgres': at `authDatabaseUrl`, revocations on NATS. */
+  authStore: 'sqlite' | 'postgres';
+  /** PostgreSQL connection string of the shared auth store (AUTH_STORE=postgres). */
+  authDatabaseUrl: string;
+  /** 'memory': real-time history in this process (default); 'nats': on a JetStream stream shared by every gateway. */
+  realtimeBroker: 'memory' | 'nats';
   snapshotEveryCommands: number;
   snapshotEveryMs: number;
   /** 'replica': snapshots taken by a replica engine on a worker thread (default); 'inline': on the event loop. */
@@ -119,7 +125,10 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'SIGNATURE_THREADS', default: '2', doc: 'Worker threads recovering EIP-712 signers (0 = in-process).' },
   { env: 'JOURNAL_WRITER', default: 'thread', doc: 'Where journal commits (and their fsync) run: thread = a writer thread, so the event loop keeps serving requests meanwhile; inline = on the event loop.' },
   { env: 'JOURNAL', default: 'sqlite', doc: 'Where the command journal and the engine snapshots live: sqlite = DATA_DIR/journal.db and DATA_DIR/snapshots; jetstream = a NATS JetStream stream and object store (NATS_URL, CLUSTER_NAME), replicated when NATS_STREAM_REPLICAS > 1 (docs/operations.md, "JetStream journal").' },
-  { env: 'NATS_URL', default: 'nats://127.0.0.1:4222', doc: 'NATS server(s), comma-separated, for JOURNAL=jetstream.' },
+  { env: 'NATS_URL', default: 'nats://127.0.0.1:4222', doc: 'NATS server(s), comma-separated, for JOURNAL=jetstream, REALTIME_BROKER=nats and AUTH_STORE=postgres (session revocations).' },
+  { env: 'AUTH_STORE', default: 'sqlite', doc: 'Where users, sessions and API keys live: sqlite = DATA_DIR/auth.db; postgres = AUTH_DATABASE_URL, shared by every gateway, with session revocations broadcast on NATS (NATS_URL, subject perpx.<CLUSTER_NAME>.sessions.revoked). Profiles, trade signals, mobile-app rules and OAuth stay in DATA_DIR/auth.db for now (docs/operations.md, "Shared state").' },
+  { env: 'AUTH_DATABASE_URL', default: '(unset)', doc: 'PostgreSQL connection string (postgres://…) of the auth store; required with AUTH_STORE=postgres. Its tables are created on start.' },
+  { env: 'REALTIME_BROKER', default: 'memory', doc: 'Where real-time publications and their history go: memory = this process; nats = the JetStream stream PERPX_<CLUSTER_NAME>_REALTIME (subjects perpx.<CLUSTER_NAME>.rt.*), so a client recovers on any gateway (docs/operations.md, "Shared state").' },
   { env: 'CLUSTER_NAME', default: 'perpx', doc: 'Names the JetStream resources (stream PERPX_<name>_COMMANDS on subject perpx.<name>.commands, bucket perpx-<name>-snapshots): letters, digits, _ and -.' },
   { env: 'NATS_STREAM_REPLICAS', default: '1', doc: 'Replicas of the command stream and snapshot bucket when first created (1 on a single NATS server; 3 on the production three-node cluster). Changing it later: `nats stream edit`.' },
   { env: 'READ_STORE_URL', default: '(unset)', doc: 'PostgreSQL connection string (postgres://…) for the history read model; unset = SQLite in DATA_DIR/read.db. The read model is rebuilt from the journal if it is empty or behind.' },
@@ -277,8 +286,8 @@ function httpTimeouts(env: Env): HttpTimeouts {
   return t;
 }
 
-function readStoreUrl(raw: string): string {
-  if (raw !== '' && !/^postgres(ql)?:\/\//.test(raw)) throw new ConfigError(`READ_STORE_URL must be a postgres:// connection string, got "${raw}"`);
+function postgresUrl(name: string, raw: string): string {
+  if (raw !== '' && !/^postgres(ql)?:\/\//.test(raw)) throw new ConfigError(`${name} must be a postgres:// connection string, got "${raw}"`);
   return raw;
 }
 
@@ -295,6 +304,12 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
   if (journal !== 'sqlite' && journal !== 'jetstream') throw new ConfigError(`JOURNAL must be sqlite or jetstream, got "${journal}"`);
   const cluster = str(env, 'CLUSTER_NAME', 'perpx');
   if (!isClusterName(cluster)) throw new ConfigError(`CLUSTER_NAME must be 1-64 letters, digits, _ or -, got "${cluster}"`);
+  const authStore = str(env, 'AUTH_STORE', 'sqlite');
+  if (authStore !== 'sqlite' && authStore !== 'postgres') throw new ConfigError(`AUTH_STORE must be sqlite or postgres, got "${authStore}"`);
+  const authDatabaseUrl = postgresUrl('AUTH_DATABASE_URL', str(env, 'AUTH_DATABASE_URL', ''));
+  if (authStore === 'postgres' && authDatabaseUrl === '') throw new ConfigError('AUTH_STORE=postgres needs AUTH_DATABASE_URL');
+  const realtimeBroker = str(env, 'REALTIME_BROKER', 'memory');
+  if (realtimeBroker !== 'memory' && realtimeBroker !== 'nats') throw new ConfigError(`REALTIME_BROKER must be memory or nats, got "${realtimeBroker}"`);
   const readModelWriter = str(env, 'READ_MODEL_WRITER', 'thread');
   if (readModelWriter !== 'thread' && readModelWriter !== 'inline') throw new ConfigError(`READ_MODEL_WRITER must be thread or inline, got "${readModelWriter}"`);
   const snapshotWriter = str(env, 'SNAPSHOT_WRITER', 'replica');
@@ -322,7 +337,10 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
     nats: { url: str(env, 'NATS_URL', 'nats://127.0.0.1:4222'), cluster, streamReplicas: int(env, 'NATS_STREAM_REPLICAS', 1, 1) },
     readModelWriter,
     readModelLingerMs: int(env, 'READ_MODEL_LINGER_MS', 50),
-    readStoreUrl: readStoreUrl(str(env, 'READ_STORE_URL', '')),
+    readStoreUrl: postgresUrl('READ_STORE_URL', str(env, 'READ_STORE_URL', '')),
+    authStore,
+    authDatabaseUrl,
+    realtimeBroker,
     snapshotEveryCommands: int(env, 'SNAPSHOT_EVERY_COMMANDS', 100000),
     snapshotEveryMs: int(env, 'SNAPSHOT_EVERY_MS', 300000),
     snapshotWriter,

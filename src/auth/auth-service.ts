@@ -5,7 +5,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { getAddress } from 'ethers';
-import type { Database } from 'better-sqlite3';
 import { AccessTokens, DEFAULT_TOKEN_ISSUER, type AccessClaims } from './access-tokens.js';
 import { ApiKeyManager } from './api-key-manager.js';
 import { BoundedCache } from './bounded-cache.js';
@@ -17,7 +16,6 @@ import { opaqueToken, sha256Hex } from './secrets.js';
 import { InProcessSessionEvents } from './session-events.js';
 import { verifySiweSignIn } from './siwe-verification.js';
 import { deriveSmartAccountAddress } from './smart-account.js';
-import { SqliteAuthStore } from './sqlite-auth-store.js';
 import type { AuthStore, RefreshTokenRow, SessionEvents } from './ports.js';
 import {
   AuthError,
@@ -36,7 +34,8 @@ import {
 } from './types.js';
 
 export interface AuthServiceOptions {
-  db: Database;
+  /** users, sessions, API keys (SqliteAuthStore in one process, PgAuthStore in a cluster); migrated here */
+  store: AuthStore;
   /** directory for the JWT signing key file */
   dataDir: string;
   /** the exchange's chain id (decimal string); SIWE messages must carry it */
@@ -70,7 +69,7 @@ const DEFAULTS = {
 const CLOCK_SLACK_MS = 60_000;
 
 export async function createAuthService(opts: AuthServiceOptions): Promise<WalletAuthService> {
-  const store = new SqliteAuthStore(opts.db);
+  const store = opts.store;
   await store.migrate();
   const key = await loadOrCreateSigningKey(opts.dataDir);
   const now = opts.now ?? Date.now;

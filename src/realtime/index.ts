@@ -5,6 +5,7 @@ export type {
   PublishOptions, RealtimeStats, StreamPosition,
 } from './ports.js';
 export { InMemoryBroker, type InMemoryBrokerOptions } from './memory-broker.js';
+export { NatsBroker, type NatsBrokerOptions } from './nats-broker.js';
 export { CoalescingPublisher, type CoalescingOptions } from './coalescer.js';
 export { Heartbeat } from './heartbeat.js';
 export { ErrorCode, DisconnectCode, UnsubscribeCode, clientReconnects } from './codes.js';
