@@ -200,8 +200,30 @@ export async function* readCommandStream(nc: NatsConnection, jsm: JetStreamManag
   if (state.messages === 0) return;
   const start = await startMessage(jsm, stream, state.first_seq, state.last_seq, fromSeqExclusive);
   if (start === undefined) return;
+  yield* entriesFrom(nc, stream, start, fromSeqExclusive, { lastStreamSeq: state.last_seq });
+}
+
+/**
+ * Every entry after `fromSeqExclusive`, then each new one as it is appended, until `signal` aborts (the
+ * generator then ends): what an engine follower applies. Same checks as `readCommandStream`.
+ */
+export async function* followCommandStream(nc: NatsConnection, jsm: JetStreamManager, stream: string, fromSeqExclusive: number, signal: AbortSignal): AsyncGenerator<JournalEntry> {
+  const { state } = await jsm.streams.info(stream);
+  const start = state.messages === 0 ? undefined : await startMessage(jsm, stream, state.first_seq, state.last_seq, fromSeqExclusive);
+  // Nothing after `fromSeqExclusive` stored yet: start at the next message the leader appends.
+  yield* entriesFrom(nc, stream, start ?? state.last_seq + 1, fromSeqExclusive, { signal });
+}
+
+/** Entries of the messages from stream sequence `start`, checked (checksum, contiguity), each one after `fromSeqExclusive`. */
+async function* entriesFrom(
+  nc: NatsConnection, stream: string, start: number, fromSeqExclusive: number,
+  until: { lastStreamSeq?: number; signal?: AbortSignal },
+): AsyncGenerator<JournalEntry> {
+  if (until.signal?.aborted) return;
   const consumer = await jetstream(nc).consumers.get(stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start });
   const messages = await consumer.consume({ max_bytes: READ_WINDOW_BYTES });
+  const stop = () => void messages.stop();
+  until.signal?.addEventListener('abort', stop, { once: true });
   let next = fromSeqExclusive + 1;
   try {
     for await (const m of messages) {
@@ -212,15 +234,17 @@ export async function* readCommandStream(nc: NatsConnection, jsm: JetStreamManag
       }
       for (const e of group.entries) if (e.seq >= next) yield e;
       next = lastInGroup + 1;
-      if (m.seq >= state.last_seq) break;
+      if (until.lastStreamSeq !== undefined && m.seq >= until.lastStreamSeq) break;
+      if (until.signal?.aborted) break;
     }
   } finally {
+    until.signal?.removeEventListener('abort', stop);
     messages.stop();
   }
 }
 
 /** The last stored message's stream and command seqs and ts (zeros for an empty stream). */
-async function readTail(jsm: JetStreamManager, stream: string): Promise<{ streamSeq: number; seq: number; ts: number }> {
+export async function readCommandTail(jsm: JetStreamManager, stream: string): Promise<{ streamSeq: number; seq: number; ts: number }> {
   const { state } = await jsm.streams.info(stream);
   if (state.messages === 0) return { streamSeq: state.last_seq, seq: 0, ts: 0 };
   const m = await jsm.streams.getMessage(stream, { seq: state.last_seq });
@@ -235,6 +259,6 @@ export async function openJetStreamJournal(options: JetStreamJournalOptions): Pr
   const jsm = await jetstreamManager(nc);
   const config = commandStreamConfig(cluster, options.replicas ?? 1);
   await ensureStream(jsm, config);
-  const tail = await readTail(jsm, config.name);
+  const tail = await readCommandTail(jsm, config.name);
   return new JetStreamJournal(nc, jsm, cluster, tail, options.timeoutMs);
 }
