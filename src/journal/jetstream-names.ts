@@ -1,10 +1,12 @@
-/** Names of one cluster's JetStream resources, derived from its name so two clusters on one NATS never meet. */
+/** Names of one cluster's JetStream resources and subjects, derived from its name so two clusters on one NATS never meet. */
 
 export interface ClusterNames {
   /** Stream holding the command log. */
   commandStream: string;
   /** Its one subject: only the leader publishes here. */
   commandSubject: string;
+  /** Core NATS request subject: gateways send commands here, the engine leader answers (outside the stream). */
+  submitSubject: string;
   /** Object store bucket of the engine snapshots. */
   snapshotBucket: string;
 }
@@ -19,6 +21,7 @@ export function clusterNames(cluster: string): ClusterNames {
   return {
     commandStream: `PERPX_${cluster}_COMMANDS`,
     commandSubject: `perpx.${cluster}.commands`,
+    submitSubject: `perpx.${cluster}.commands.submit`,
     snapshotBucket: `perpx-${cluster}-snapshots`,
   };
 }
