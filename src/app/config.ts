@@ -1,3 +1,4 @@
+// Over 400 lines: the table of every setting, one entry each, so docs:config lists them from one place.
 /**
  * Process configuration from environment variables. Every variable has a default; `CONFIG_VARS` declares
  * them all, and docs/configuration.md's table is generated from it (`npm run docs:config`).
