@@ -7,6 +7,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import Fastify from 'fastify';
+import { installErrorHandling } from '../../src/api/errors.js';
 import { NatsCommandSubmitter, serveCommands } from '../../src/cluster/command-transport.js';
 import { LeaderRefusedError, LeaderUnavailableError } from '../../src/cluster/errors.js';
 import { openEngineFollower } from '../../src/cluster/follower.js';
@@ -78,4 +80,22 @@ test('with no leader listening, a submit fails at once: not applied', { skip }, 
     assert.match(err.message, /no engine leader is listening on perpx\.test_\w+\.commands\.submit/);
     return true;
   });
+});
+
+test('a gateway route answers 503 LEADER_UNAVAILABLE (retry-after) when no leader takes the command', { skip }, async () => {
+  const nc = await natsConnection();
+  const gateway = new NatsCommandSubmitter({ nc, cluster: freshCluster() });
+  const app = Fastify();
+  installErrorHandling(app, 1 << 20);
+  app.post('/order', async () => (await gateway.submit(tradingCommands(0)[0])).result.reply);
+  try {
+    const res = await app.inject({ method: 'POST', url: '/order' });
+    assert.equal(res.statusCode, 503);
+    assert.equal(res.headers['retry-after'], '1');
+    const body = res.json<{ error: { code: string; message: string } }>();
+    assert.equal(body.error.code, 'LEADER_UNAVAILABLE');
+    assert.match(body.error.message, /was not applied/);
+  } finally {
+    await app.close();
+  }
 });
