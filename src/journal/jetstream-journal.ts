@@ -35,6 +35,8 @@ const WRONG_LAST_SEQUENCE = 10071;
 const HEADER_ROOM = 1024;
 /** Bytes a reader asks the server for at a time (a few groups). */
 const READ_WINDOW_BYTES = 8 << 20;
+/** How long a live follower's pull request lasts before it is renewed, ms. */
+const FOLLOW_PULL_EXPIRES_MS = 5000;
 
 export interface JetStreamJournalOptions {
   /** Open connection; the caller closes it after the journal. */
@@ -221,7 +223,9 @@ async function* entriesFrom(
 ): AsyncGenerator<JournalEntry> {
   if (until.signal?.aborted) return;
   const consumer = await jetstream(nc).consumers.get(stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start });
-  const messages = await consumer.consume({ max_bytes: READ_WINDOW_BYTES });
+  // A live follower renews its pull every few seconds (default 30 s), so after a NATS restart it notices
+  // the lost pull and resumes within seconds instead of half a minute.
+  const messages = await consumer.consume({ max_bytes: READ_WINDOW_BYTES, ...(until.signal ? { expires: FOLLOW_PULL_EXPIRES_MS } : {}) });
   const stop = () => void messages.stop();
   until.signal?.addEventListener('abort', stop, { once: true });
   let next = fromSeqExclusive + 1;
