@@ -43,7 +43,13 @@ export class NatsCommandSubmitter implements CommandSubmitter {
     } catch (err) {
       throw leaderError(err, this.subject, this.timeoutMs);
     }
-    const answer = decodeAnswer(reply.data);
+    let answer: SubmitAnswer;
+    try {
+      answer = decodeAnswer(reply.data);
+    } catch (err) {
+      // Not a JSON SyntaxError for the gateway to report as the client's: the leader's answer is unreadable.
+      throw new LeaderUnavailableError(`unreadable answer from the engine leader on ${this.subject}: the command may or may not have been applied`, 'unknown', { cause: err });
+    }
     if (!answer.ok) throw new LeaderRefusedError(answer.message, answer.code);
     return { result: answer.result, seq: answer.seq };
   }

@@ -228,6 +228,7 @@ async function* entriesFrom(
   const messages = await consumer.consume({ max_bytes: READ_WINDOW_BYTES, ...(until.signal ? { expires: FOLLOW_PULL_EXPIRES_MS } : {}) });
   const stop = () => void messages.stop();
   until.signal?.addEventListener('abort', stop, { once: true });
+  if (until.signal?.aborted) stop(); // aborted while the consumer was being set up
   let next = fromSeqExclusive + 1;
   try {
     for await (const m of messages) {
