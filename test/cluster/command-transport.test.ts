@@ -3,7 +3,7 @@
  * journal) and a gateway-side engine follower: every answer equals what a local sequencer fed the same
  * commands replies (the oracle: an independent engine on an in-memory journal), refusals included; the
  * follower reaches each answer's seq and then shows the caller's own write; a leader that is stopping says
- * so; with no leader listening the call fails at once as "not applied".
+ * so, as does one fenced off by another writer; with no leader listening the call fails at once as "not applied".
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,7 +14,7 @@ import { LeaderRefusedError, LeaderUnavailableError } from '../../src/cluster/er
 import { openEngineFollower } from '../../src/cluster/follower.js';
 import { createEngine, restoreEngine } from '../../src/engine/engine.js';
 import { MemoryJournal } from '../../src/journal/memory-journal.js';
-import { dropCluster, freshCluster, natsConnection } from '../journal/jetstream-helpers.js';
+import { dropCluster, freshCluster, natsConnection, publishGroup } from '../journal/jetstream-helpers.js';
 import { silentLogger } from '../journal/helpers.js';
 import { skipUnless } from '../services.js';
 import { sequencerOn, setupCommands, startLeader, tradingCommands } from './workload.js';
@@ -65,6 +65,29 @@ test('commands through the leader: local replies, seqs a follower reaches, read-
     });
     await responder.close();
     await follower.close();
+  } finally {
+    await dropCluster(nc, cluster);
+  }
+});
+
+test('a leader fenced off by another writer answers JOURNAL_UNAVAILABLE, not a reply', { skip, timeout: 30_000 }, async () => {
+  const nc = await natsConnection();
+  const cluster = freshCluster();
+  try {
+    const leader = await startLeader(nc, cluster);
+    const responder = serveCommands({ nc, cluster, sequencer: leader.sequencer, logger: silentLogger });
+    const gateway = new NatsCommandSubmitter({ nc, cluster });
+    const first = await gateway.submit(setupCommands()[0]);
+    assert.equal(first.seq, 1);
+    await publishGroup(nc, cluster, 2, 2); // another writer appends behind the leader's back
+    await assert.rejects(gateway.submit(setupCommands()[1]), (err: Error) => {
+      assert.ok(err instanceof LeaderRefusedError, String(err));
+      assert.equal(err.code, 'JOURNAL_UNAVAILABLE');
+      assert.match(err.message, /JETSTREAM_WRONG_LAST_SEQUENCE/);
+      return true;
+    });
+    await responder.close();
+    await leader.stop().catch(() => undefined);
   } finally {
     await dropCluster(nc, cluster);
   }
