@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type pino from 'pino';
 import { openAccountStores, type AccountStores } from '../../accounts/index.js';
-import { createAuthService, DEFAULT_TOKEN_ISSUER, InProcessSessionEvents, loadOrCreateSigningKey, MarketDataTokens, NatsSessionEvents, PgAuthStore, SqliteAuthStore } from '../../auth/index.js';
-import { loadOrCreateOperatorToken } from '../../auth/operator-token.js';
+import { createAuthService, DEFAULT_TOKEN_ISSUER, InProcessSessionEvents, loadOrCreateSigningKey, MarketDataTokens, NatsSessionEvents, PgAuthStore, PgSharedSecrets, SqliteAuthStore, type SigningKey } from '../../auth/index.js';
+import { loadOrCreateOperatorToken, writeOperatorTokenCopy } from '../../auth/operator-token.js';
 import type { AuthStore, SessionEvents } from '../../auth/ports.js';
 import { connectNats } from '../../journal/durable-location.js';
 import type { ExchangeConfig } from '../config.js';
@@ -20,7 +20,7 @@ export interface AuthParts {
   auth: ExchangeAuth;
   /** Profiles, trade signals, mobile-app rules, OAuth (tables in auth.db). */
   accountStores: AccountStores;
-  /** Secret for `x-operator-token` (DATA_DIR/operator-token). */
+  /** Secret for `x-operator-token` (DATA_DIR/operator-token; with AUTH_STORE=postgres kept in PostgreSQL, copied there). */
   operatorToken: string;
   /** Websocket connect tokens for the public channels (GET /api/dx-feed/auth). */
   marketData: MarketDataTokens;
@@ -31,11 +31,34 @@ type AuthConfig = Pick<ExchangeConfig, 'chainId' | 'accessTokenTtlSec' | 'market
 /** Revocations older than this cannot matter to a node that reconnects: their access tokens have expired. */
 const missedWindowMs = (config: AuthConfig) => config.accessTokenTtlSec * 1000;
 
-/** The store and the revocation events: in this process, or shared (PostgreSQL + NATS). Each part closes what it opened. */
-async function openSharedState(config: AuthConfig, db: Database.Database, log: pino.Logger): Promise<{ store: AuthStore; events: SessionEvents; close(): Promise<void> }> {
+interface SharedState {
+  store: AuthStore;
+  events: SessionEvents;
+  /** The JWT signing key and the operator token: files in DATA_DIR, or one set in PostgreSQL for every gateway. */
+  secrets: { signingKey: SigningKey; operatorToken: string };
+  close(): Promise<void>;
+}
+
+async function sharedSecrets(config: AuthConfig, dataDir: string): Promise<SharedState['secrets']> {
+  if (config.authStore === 'sqlite') return { signingKey: await loadOrCreateSigningKey(dataDir), operatorToken: await loadOrCreateOperatorToken(dataDir) };
+  const secrets = new PgSharedSecrets({ connectionString: config.authDatabaseUrl });
+  try {
+    await secrets.migrate();
+    const signingKey = await secrets.signingKey();
+    const operatorToken = await secrets.operatorToken();
+    await writeOperatorTokenCopy(dataDir, operatorToken);
+    return { signingKey, operatorToken };
+  } finally {
+    await secrets.close();
+  }
+}
+
+/** The store, the revocation events and the secrets: in this process, or shared (PostgreSQL + NATS). Each part closes what it opened. */
+async function openSharedState(config: AuthConfig, dataDir: string, db: Database.Database, log: pino.Logger): Promise<SharedState> {
   const onListenerError = (err: unknown) => log.warn({ err }, 'a session revocation listener failed');
+  const secrets = await sharedSecrets(config, dataDir);
   if (config.authStore === 'sqlite') {
-    return { store: new SqliteAuthStore(db), events: new InProcessSessionEvents(onListenerError), close: async () => {} };
+    return { store: new SqliteAuthStore(db), events: new InProcessSessionEvents(onListenerError), secrets, close: async () => {} };
   }
   // The account tables (profiles, signals, mobile-app rules, OAuth) are not ported yet and still open on auth.db,
   // which needs its auth tables for that: profile edits of users kept in PostgreSQL answer USER_NOT_FOUND until then.
@@ -57,13 +80,13 @@ async function openSharedState(config: AuthConfig, db: Database.Database, log: p
     await store.close();
   };
   await closingOnFailure({ close }, () => events.ready());
-  return { store, events, close };
+  return { store, events, secrets, close };
 }
 
 export async function buildAuth(config: AuthConfig, dataDir: string, log: pino.Logger): Promise<Built<AuthParts>> {
   const db = new Database(join(dataDir, 'auth.db'));
   const closeDb = { close: () => void db.close() };
-  const shared = await closingOnFailure(closeDb, () => openSharedState(config, db, log));
+  const shared = await closingOnFailure(closeDb, () => openSharedState(config, dataDir, db, log));
   const closeAll = {
     close: async () => {
       try {
@@ -78,6 +101,7 @@ export async function buildAuth(config: AuthConfig, dataDir: string, log: pino.L
     const auth = await createAuthService({
       store: shared.store,
       dataDir,
+      signingKey: shared.secrets.signingKey,
       chainId: config.chainId,
       accessTokenTtlSec: config.accessTokenTtlSec,
       refreshTokenTtlSec: config.refreshTokenTtlSec,
@@ -86,9 +110,9 @@ export async function buildAuth(config: AuthConfig, dataDir: string, log: pino.L
       allowedDomains: config.siweDomains,
     });
     const accountStores = openAccountStores(db, (userId) => auth.forgetUser(userId));
-    // Signed with the access tokens' key (created by the auth service above), told apart by their `typ`.
-    const marketData = new MarketDataTokens(await loadOrCreateSigningKey(dataDir), DEFAULT_TOKEN_ISSUER, config.marketDataTokenTtlSec);
-    return { auth, accountStores, operatorToken: await loadOrCreateOperatorToken(dataDir), marketData };
+    // Signed with the access tokens' key, told apart by their `typ`.
+    const marketData = new MarketDataTokens(shared.secrets.signingKey, DEFAULT_TOKEN_ISSUER, config.marketDataTokenTtlSec);
+    return { auth, accountStores, operatorToken: shared.secrets.operatorToken, marketData };
   });
   return { service, stop: () => closeAll.close() };
 }
