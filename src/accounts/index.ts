@@ -3,15 +3,20 @@
  * database next to the users), plus the read-model statistics the public routes serve.
  */
 import type { Database } from 'better-sqlite3';
+import type pg from 'pg';
 import type { ExchangeStatistics } from '../store/exchange-statistics.js';
 import type { UserHistory } from '../store/user-history.js';
 import type { StoreQueries } from '../store/queries.js';
 import { BlockedVersionStore, MOBILE_APP_SCHEMA } from './mobile-app.js';
 import { OauthService } from './oauth.js';
-import { ProfileStore } from './profiles.js';
+import { PgProfileStore } from './pg-profiles.js';
+import type { ProfileStore } from './profiles.js';
+import { SqliteProfileStore } from './sqlite-profiles.js';
 import { TRADE_SIGNAL_SCHEMA, TradeSignalStore } from './trade-signals.js';
 
-export { ProfileStore, type ProfilePatch, type PublicUser } from './profiles.js';
+export type { ProfileStore, ProfilePatch, PublicUser } from './profiles.js';
+export { SqliteProfileStore } from './sqlite-profiles.js';
+export { PgProfileStore } from './pg-profiles.js';
 export { TradeSignalStore, type TradeSignal } from './trade-signals.js';
 export { BlockedVersionStore, MobileAppError, type BlockedVersion } from './mobile-app.js';
 export { OauthService, OauthError, OAUTH_SCOPES, type OauthIntegration } from './oauth.js';
@@ -24,11 +29,15 @@ export interface AccountStores {
   oauth: OauthService;
 }
 
-/** Creates the tables when missing (safe on every start) and prepares the stores. */
-export function openAccountStores(db: Database, onUserChanged?: (userId: string) => void): AccountStores {
+/**
+ * Creates the tables when missing (safe on every start) and prepares the stores. With `shared` (AUTH_STORE=postgres)
+ * the stores already ported read PostgreSQL; the others still keep their tables in `db`.
+ */
+export function openAccountStores(db: Database, onUserChanged?: (userId: string) => void, shared?: pg.Pool): AccountStores {
   db.exec(TRADE_SIGNAL_SCHEMA);
   db.exec(MOBILE_APP_SCHEMA);
-  return { profiles: new ProfileStore(db, onUserChanged), signals: new TradeSignalStore(db), blockedVersions: new BlockedVersionStore(db), oauth: new OauthService(db) };
+  const profiles = shared ? new PgProfileStore(shared, onUserChanged) : new SqliteProfileStore(db, onUserChanged);
+  return { profiles, signals: new TradeSignalStore(db), blockedVersions: new BlockedVersionStore(db), oauth: new OauthService(db) };
 }
 
 /** What the user/statistics/signal/mobile-app routes need (wired by src/app). */

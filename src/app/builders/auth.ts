@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import type pino from 'pino';
 import { openAccountStores, type AccountStores } from '../../accounts/index.js';
 import { createAuthService, DEFAULT_TOKEN_ISSUER, InProcessSessionEvents, loadOrCreateSigningKey, MarketDataTokens, NatsSessionEvents, PgAuthStore, PgSharedSecrets, SqliteAuthStore, type SigningKey } from '../../auth/index.js';
@@ -36,6 +37,8 @@ interface SharedState {
   events: SessionEvents;
   /** The JWT signing key and the operator token: files in DATA_DIR, or one set in PostgreSQL for every gateway. */
   secrets: { signingKey: SigningKey; operatorToken: string };
+  /** The account tables already ported to PostgreSQL (profiles) read this pool; undefined in SQLite mode. */
+  accountsPool?: pg.Pool;
   close(): Promise<void>;
 }
 
@@ -60,11 +63,13 @@ async function openSharedState(config: AuthConfig, dataDir: string, db: Database
   if (config.authStore === 'sqlite') {
     return { store: new SqliteAuthStore(db), events: new InProcessSessionEvents(onListenerError), secrets, close: async () => {} };
   }
-  // The account tables (profiles, signals, mobile-app rules, OAuth) are not ported yet and still open on auth.db,
-  // which needs its auth tables for that: profile edits of users kept in PostgreSQL answer USER_NOT_FOUND until then.
-  await new SqliteAuthStore(db).migrate();
+  // Trade signals, mobile-app rules and OAuth are not ported yet: their tables stay in auth.db (per process).
   const store = new PgAuthStore({ connectionString: config.authDatabaseUrl });
-  const nc = await closingOnFailure(store, () => connectNats(config.nats.url, 'perpx auth'));
+  const accountsPool = new pg.Pool({ connectionString: config.authDatabaseUrl, max: 4 });
+  // An idle client the server ends (restart, admin kill) errors on the pool; the pool replaces it.
+  accountsPool.on('error', () => {});
+  const closeStores = { close: async () => void (await Promise.all([store.close(), accountsPool.end()])) };
+  const nc = await closingOnFailure(closeStores, () => connectNats(config.nats.url, 'perpx auth'));
   const events = new NatsSessionEvents({
     nc,
     subject: `perpx.${config.nats.cluster}.sessions.revoked`,
@@ -77,10 +82,10 @@ async function openSharedState(config: AuthConfig, dataDir: string, db: Database
   const close = async () => {
     events.close();
     await nc.drain().catch(() => undefined);
-    await store.close();
+    await closeStores.close();
   };
   await closingOnFailure({ close }, () => events.ready());
-  return { store, events, secrets, close };
+  return { store, events, secrets, accountsPool, close };
 }
 
 export async function buildAuth(config: AuthConfig, dataDir: string, log: pino.Logger): Promise<Built<AuthParts>> {
@@ -109,7 +114,7 @@ export async function buildAuth(config: AuthConfig, dataDir: string, log: pino.L
       nonceLimits: config.nonceLimits,
       allowedDomains: config.siweDomains,
     });
-    const accountStores = openAccountStores(db, (userId) => auth.forgetUser(userId));
+    const accountStores = openAccountStores(db, (userId) => auth.forgetUser(userId), shared.accountsPool);
     // Signed with the access tokens' key, told apart by their `typ`.
     const marketData = new MarketDataTokens(shared.secrets.signingKey, DEFAULT_TOKEN_ISSUER, config.marketDataTokenTtlSec);
     return { auth, accountStores, operatorToken: shared.secrets.operatorToken, marketData };
