@@ -12,12 +12,15 @@ import { OauthService } from './oauth.js';
 import { PgProfileStore } from './pg-profiles.js';
 import type { ProfileStore } from './profiles.js';
 import { SqliteProfileStore } from './sqlite-profiles.js';
-import { TRADE_SIGNAL_SCHEMA, TradeSignalStore } from './trade-signals.js';
+import { migrateAccountTables } from './pg-schema.js';
+import { PgTradeSignalStore } from './pg-trade-signals.js';
+import { SqliteTradeSignalStore, TRADE_SIGNAL_SCHEMA, type TradeSignalStore } from './trade-signals.js';
 
 export type { ProfileStore, ProfilePatch, PublicUser } from './profiles.js';
 export { SqliteProfileStore } from './sqlite-profiles.js';
 export { PgProfileStore } from './pg-profiles.js';
-export { TradeSignalStore, type TradeSignal } from './trade-signals.js';
+export { SqliteTradeSignalStore, type TradeSignalStore, type TradeSignal } from './trade-signals.js';
+export { PgTradeSignalStore } from './pg-trade-signals.js';
 export { BlockedVersionStore, MobileAppError, type BlockedVersion } from './mobile-app.js';
 export { OauthService, OauthError, OAUTH_SCOPES, type OauthIntegration } from './oauth.js';
 export { withOauthGrants } from './oauth-grants.js';
@@ -33,11 +36,13 @@ export interface AccountStores {
  * Creates the tables when missing (safe on every start) and prepares the stores. With `shared` (AUTH_STORE=postgres)
  * the stores already ported read PostgreSQL; the others still keep their tables in `db`.
  */
-export function openAccountStores(db: Database, onUserChanged?: (userId: string) => void, shared?: pg.Pool): AccountStores {
-  db.exec(TRADE_SIGNAL_SCHEMA);
+export async function openAccountStores(db: Database, onUserChanged?: (userId: string) => void, shared?: pg.Pool): Promise<AccountStores> {
   db.exec(MOBILE_APP_SCHEMA);
+  if (shared) await migrateAccountTables(shared);
+  else db.exec(TRADE_SIGNAL_SCHEMA);
   const profiles = shared ? new PgProfileStore(shared, onUserChanged) : new SqliteProfileStore(db, onUserChanged);
-  return { profiles, signals: new TradeSignalStore(db), blockedVersions: new BlockedVersionStore(db), oauth: new OauthService(db) };
+  const signals = shared ? new PgTradeSignalStore(shared) : new SqliteTradeSignalStore(db);
+  return { profiles, signals, blockedVersions: new BlockedVersionStore(db), oauth: new OauthService(db) };
 }
 
 /** What the user/statistics/signal/mobile-app routes need (wired by src/app). */

@@ -2,7 +2,7 @@
  * Two gateways on one shared state, end to end: two exchanges started at once with AUTH_STORE=postgres on the same
  * fresh database and the same NATS cluster name, each with its own DATA_DIR. They create one signing key and one
  * operator token between them; a session opened on one is accepted by the other; a profile edited through one is read
- * through the other; a logout on one ends the session on the other.
+ * through the other, and so is a trade signal; a logout on one ends the session on the other.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -45,7 +45,7 @@ describe('e2e: two gateways on AUTH_STORE=postgres', { skip }, () => {
     }
   });
 
-  test('a token issued by one gateway is accepted by the other; profiles edited on one are read on the other', async () => {
+  test('a token issued by one gateway is accepted by the other; profiles edited and signals posted on one are read on the other', async () => {
     const A = await new Bot(G1.url).signIn();
     const onG2 = (method: string, path: string, body?: unknown) => http(G2.url, method, path, body, { authorization: `Bearer ${A.accessToken}` });
 
@@ -60,6 +60,13 @@ describe('e2e: two gateways on AUTH_STORE=postgres', { skip }, () => {
     // The other way: favourites set on gateway 2, read on gateway 1 (whose user cache may serve the old row briefly).
     ok(await onG2('PUT', '/api/pair/BTCUSDT/favorite', { favorite: true }), 'favourite on gateway 2');
     await eventually(async () => (ok(await A.get('/api/user/me')) as { favoriteInstruments: string[] }).favoriteInstruments, (f) => f.includes('BTCUSDT'), 'the favourite on gateway 1', STALE_PROFILE_MS);
+
+    // A trade signal posted through gateway 1 is public on gateway 2 and in its author's list there.
+    const posted = ok(await A.post('/api/trade/signal', { instrument: 'BTCUSDT', side: 'BUY', entryPrice: '100000', comment: name }), 'signal on gateway 1') as { id: string };
+    const read = ok(await http(G2.url, 'GET', `/api/trade/signal/${posted.id}`), 'signal on gateway 2') as { id: string; comment: string; entryPrice: number; author: { name: string } };
+    assert.deepEqual([read.id, read.comment, read.entryPrice, read.author.name], [posted.id, name, 100000, name]);
+    const listed = ok(await onG2('GET', '/api/trade/signal'), 'signals on gateway 2') as { list: Array<{ id: string }>; count: number };
+    assert.deepEqual([listed.list.map((x) => x.id), listed.count], [[posted.id], 1]);
 
     // A logout on gateway 1 ends the session on gateway 2 (revocation over NATS).
     ok(await http(G1.url, 'POST', '/auth/logout', undefined, { authorization: `Bearer ${A.accessToken}` }), 'logout');

@@ -114,7 +114,7 @@ export async function buildAuth(config: AuthConfig, dataDir: string, log: pino.L
       nonceLimits: config.nonceLimits,
       allowedDomains: config.siweDomains,
     });
-    const accountStores = openAccountStores(db, (userId) => auth.forgetUser(userId), shared.accountsPool);
+    const accountStores = await openAccountStores(db, (userId) => auth.forgetUser(userId), shared.accountsPool);
     // Signed with the access tokens' key, told apart by their `typ`.
     const marketData = new MarketDataTokens(shared.secrets.signingKey, DEFAULT_TOKEN_ISSUER, config.marketDataTokenTtlSec);
     return { auth, accountStores, operatorToken: shared.secrets.operatorToken, marketData };
