@@ -3,16 +3,24 @@
  * database next to the users), plus the read-model statistics the public routes serve.
  */
 import type { Database } from 'better-sqlite3';
+import type pg from 'pg';
 import type { ExchangeStatistics } from '../store/exchange-statistics.js';
 import type { UserHistory } from '../store/user-history.js';
 import type { StoreQueries } from '../store/queries.js';
 import { BlockedVersionStore, MOBILE_APP_SCHEMA } from './mobile-app.js';
 import { OauthService } from './oauth.js';
-import { ProfileStore } from './profiles.js';
-import { TRADE_SIGNAL_SCHEMA, TradeSignalStore } from './trade-signals.js';
+import { PgProfileStore } from './pg-profiles.js';
+import type { ProfileStore } from './profiles.js';
+import { SqliteProfileStore } from './sqlite-profiles.js';
+import { migrateAccountTables } from './pg-schema.js';
+import { PgTradeSignalStore } from './pg-trade-signals.js';
+import { SqliteTradeSignalStore, TRADE_SIGNAL_SCHEMA, type TradeSignalStore } from './trade-signals.js';
 
-export { ProfileStore, type ProfilePatch, type PublicUser } from './profiles.js';
-export { TradeSignalStore, type TradeSignal } from './trade-signals.js';
+export type { ProfileStore, ProfilePatch, PublicUser } from './profiles.js';
+export { SqliteProfileStore } from './sqlite-profiles.js';
+export { PgProfileStore } from './pg-profiles.js';
+export { SqliteTradeSignalStore, type TradeSignalStore, type TradeSignal } from './trade-signals.js';
+export { PgTradeSignalStore } from './pg-trade-signals.js';
 export { BlockedVersionStore, MobileAppError, type BlockedVersion } from './mobile-app.js';
 export { OauthService, OauthError, OAUTH_SCOPES, type OauthIntegration } from './oauth.js';
 export { withOauthGrants } from './oauth-grants.js';
@@ -24,11 +32,17 @@ export interface AccountStores {
   oauth: OauthService;
 }
 
-/** Creates the tables when missing (safe on every start) and prepares the stores. */
-export function openAccountStores(db: Database, onUserChanged?: (userId: string) => void): AccountStores {
-  db.exec(TRADE_SIGNAL_SCHEMA);
+/**
+ * Creates the tables when missing (safe on every start) and prepares the stores. With `shared` (AUTH_STORE=postgres)
+ * the stores already ported read PostgreSQL; the others still keep their tables in `db`.
+ */
+export async function openAccountStores(db: Database, onUserChanged?: (userId: string) => void, shared?: pg.Pool): Promise<AccountStores> {
   db.exec(MOBILE_APP_SCHEMA);
-  return { profiles: new ProfileStore(db, onUserChanged), signals: new TradeSignalStore(db), blockedVersions: new BlockedVersionStore(db), oauth: new OauthService(db) };
+  if (shared) await migrateAccountTables(shared);
+  else db.exec(TRADE_SIGNAL_SCHEMA);
+  const profiles = shared ? new PgProfileStore(shared, onUserChanged) : new SqliteProfileStore(db, onUserChanged);
+  const signals = shared ? new PgTradeSignalStore(shared) : new SqliteTradeSignalStore(db);
+  return { profiles, signals, blockedVersions: new BlockedVersionStore(db), oauth: new OauthService(db) };
 }
 
 /** What the user/statistics/signal/mobile-app routes need (wired by src/app). */

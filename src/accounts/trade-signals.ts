@@ -1,6 +1,7 @@
 /**
  * Trade signals: a user publishes an idea (instrument, side, entry and exit levels); its author lists
- * their own, anyone may read one by id. Prices are fixed-point Units like everywhere else.
+ * their own, anyone may read one by id. Prices are fixed-point Units like everywhere else. Adapters: SQLite here
+ * (auth.db), PostgreSQL in pg-trade-signals.ts (AUTH_STORE=postgres).
  */
 import type { Database, Statement } from 'better-sqlite3';
 import type { Units } from '../domain/fixed.js';
@@ -19,17 +20,18 @@ export interface TradeSignal {
   createdAt: number;
 }
 
-interface SignalRow {
+/** A stored row (PostgreSQL hands back int8 as strings). */
+export interface SignalRow {
   id: string;
   user_id: string;
   instrument: string;
   side: 'BUY' | 'SELL';
-  entry_price: number;
-  take_profit: number | null;
-  stop_loss: number | null;
+  entry_price: number | string;
+  take_profit: number | string | null;
+  stop_loss: number | string | null;
   leverage: number;
   comment: string;
-  created_at: number;
+  created_at: number | string;
 }
 
 export const TRADE_SIGNAL_SCHEMA = `
@@ -48,12 +50,21 @@ CREATE TABLE IF NOT EXISTS acct_trade_signals (
 CREATE INDEX IF NOT EXISTS acct_trade_signals_user ON acct_trade_signals(user_id, created_at);
 `;
 
-const toSignal = (r: SignalRow): TradeSignal => ({
-  id: r.id, userId: r.user_id, instrument: r.instrument, side: r.side, entryPrice: r.entry_price, takeProfit: r.take_profit,
-  stopLoss: r.stop_loss, leverage: r.leverage, comment: r.comment, createdAt: r.created_at,
+const unitsOrNull = (v: number | string | null): Units | null => (v === null ? null : Number(v));
+
+export const toSignal = (r: SignalRow): TradeSignal => ({
+  id: r.id, userId: r.user_id, instrument: r.instrument, side: r.side, entryPrice: Number(r.entry_price), takeProfit: unitsOrNull(r.take_profit),
+  stopLoss: unitsOrNull(r.stop_loss), leverage: r.leverage, comment: r.comment, createdAt: Number(r.created_at),
 });
 
-export class TradeSignalStore {
+export interface TradeSignalStore {
+  create(signal: TradeSignal): Promise<TradeSignal>;
+  get(id: string): Promise<TradeSignal | undefined>;
+  /** The author's signals, newest first. */
+  listByUser(userId: string, limit: number, offset: number): Promise<{ list: TradeSignal[]; count: number }>;
+}
+
+export class SqliteTradeSignalStore implements TradeSignalStore {
   private readonly st: {
     insert: Statement<[Record<string, unknown>]>;
     byId: Statement<[string], SignalRow>;
@@ -73,17 +84,17 @@ export class TradeSignalStore {
     };
   }
 
-  create(signal: TradeSignal): TradeSignal {
+  async create(signal: TradeSignal): Promise<TradeSignal> {
     this.st.insert.run({ ...signal });
     return signal;
   }
 
-  get(id: string): TradeSignal | undefined {
+  async get(id: string): Promise<TradeSignal | undefined> {
     const r = this.st.byId.get(id);
     return r && toSignal(r);
   }
 
-  listByUser(userId: string, limit: number, offset: number): { list: TradeSignal[]; count: number } {
+  async listByUser(userId: string, limit: number, offset: number): Promise<{ list: TradeSignal[]; count: number }> {
     return { list: this.st.byUser.all(userId, limit, offset).map(toSignal), count: this.st.countByUser.get(userId)!.n };
   }
 }

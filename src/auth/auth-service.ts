@@ -8,7 +8,7 @@ import { getAddress } from 'ethers';
 import { AccessTokens, DEFAULT_TOKEN_ISSUER, type AccessClaims } from './access-tokens.js';
 import { ApiKeyManager } from './api-key-manager.js';
 import { BoundedCache } from './bounded-cache.js';
-import { loadOrCreateSigningKey } from './jwt-signing-key.js';
+import { loadOrCreateSigningKey, type SigningKey } from './jwt-signing-key.js';
 import { DEFAULT_NONCE_LIMITS, NonceStore, type NonceLimits } from './nonce-store.js';
 import { DEFAULT_ALLOWED_DOMAINS, OriginAllowList } from './origin-allow-list.js';
 import { RevokedSessions } from './revoked-sessions.js';
@@ -36,8 +36,10 @@ import {
 export interface AuthServiceOptions {
   /** users, sessions, API keys (SqliteAuthStore in one process, PgAuthStore in a cluster); migrated here */
   store: AuthStore;
-  /** directory for the JWT signing key file */
+  /** directory for the JWT signing key file (used when `signingKey` is not given) */
   dataDir: string;
+  /** the JWT signing key, when it is kept elsewhere than `dataDir` (PostgreSQL in a cluster) */
+  signingKey?: SigningKey;
   /** the exchange's chain id (decimal string); SIWE messages must carry it */
   chainId: string;
   /** default 300 */
@@ -71,7 +73,7 @@ const CLOCK_SLACK_MS = 60_000;
 export async function createAuthService(opts: AuthServiceOptions): Promise<WalletAuthService> {
   const store = opts.store;
   await store.migrate();
-  const key = await loadOrCreateSigningKey(opts.dataDir);
+  const key = opts.signingKey ?? (await loadOrCreateSigningKey(opts.dataDir));
   const now = opts.now ?? Date.now;
   const access = new AccessTokens(
     key,

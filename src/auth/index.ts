@@ -11,5 +11,6 @@ export { PgAuthStore, type PgAuthStoreOptions } from './pg-auth-store.js';
 export { DEFAULT_ALLOWED_DOMAINS } from './origin-allow-list.js';
 export { deriveSmartAccountAddress } from './smart-account.js';
 export { MarketDataTokens, type MarketDataTokenCheck } from './market-data-tokens.js';
-export { loadOrCreateSigningKey } from './jwt-signing-key.js';
+export { loadOrCreateSigningKey, type SigningKey } from './jwt-signing-key.js';
+export { PgSharedSecrets } from './pg-shared-secrets.js';
 export { DEFAULT_TOKEN_ISSUER } from './access-tokens.js';

@@ -18,7 +18,8 @@ export interface SigningKey {
   publicKey: CryptoKey;
 }
 
-async function fromJwk(jwk: JWK): Promise<SigningKey> {
+/** The key of a stored private JWK (file or PostgreSQL). */
+export async function signingKeyFromJwk(jwk: JWK): Promise<SigningKey> {
   if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.d) throw new Error('signing key file: expected a private P-256 JWK');
   const { d: _d, ...publicJwk } = jwk;
   const kid = jwk.kid ?? (await calculateJwkThumbprint(publicJwk));
@@ -39,24 +40,30 @@ async function readKeyFile(path: string): Promise<JWK | null> {
   }
 }
 
-export async function loadOrCreateSigningKey(dataDir: string): Promise<SigningKey> {
-  const path = join(dataDir, SIGNING_KEY_FILE);
-  const existing = await readKeyFile(path);
-  if (existing) return fromJwk(existing);
-
-  await mkdir(dataDir, { recursive: true });
+/** A fresh private JWK with its thumbprint as `kid`. */
+export async function newSigningJwk(): Promise<JWK> {
   const { privateKey, publicKey } = await generateKeyPair(ACCESS_TOKEN_ALG, { extractable: true });
   const jwk = await exportJWK(privateKey);
   jwk.kid = await calculateJwkThumbprint(await exportJWK(publicKey));
   jwk.alg = ACCESS_TOKEN_ALG;
+  return jwk;
+}
+
+export async function loadOrCreateSigningKey(dataDir: string): Promise<SigningKey> {
+  const path = join(dataDir, SIGNING_KEY_FILE);
+  const existing = await readKeyFile(path);
+  if (existing) return signingKeyFromJwk(existing);
+
+  await mkdir(dataDir, { recursive: true });
+  const jwk = await newSigningJwk();
   try {
     // 'wx': if another process created the file meanwhile, keep theirs (below) so all agree on one key.
     await writeFile(path, JSON.stringify(jwk, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     const theirs = await readKeyFile(path);
-    if (theirs) return fromJwk(theirs);
+    if (theirs) return signingKeyFromJwk(theirs);
     throw err;
   }
-  return fromJwk(jwk);
+  return signingKeyFromJwk(jwk);
 }

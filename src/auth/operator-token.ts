@@ -46,6 +46,18 @@ export async function loadOrCreateOperatorToken(dataDir: string): Promise<string
   return token;
 }
 
+/**
+ * Keeps a copy of a token held elsewhere (PostgreSQL in a cluster) in the data directory, mode 0600, so the CLI
+ * on this machine finds it where it always looks.
+ */
+export async function writeOperatorTokenCopy(dataDir: string, token: string): Promise<void> {
+  const path = operatorTokenPath(dataDir);
+  if ((await readToken(path)) === token) return chmod(path, 0o600);
+  await mkdir(dataDir, { recursive: true });
+  await writeFile(path, token + '\n', { mode: 0o600 });
+  await chmod(path, 0o600);
+}
+
 /** Reads the token of a data directory without creating one (the CLI). */
 export async function readOperatorToken(dataDir: string): Promise<string | null> {
   return readToken(operatorTokenPath(dataDir));

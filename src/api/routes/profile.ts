@@ -58,8 +58,8 @@ export function profileRoutes(ctx: RouteContext, accounts: AccountServices) {
     if (!u) throw notFound('USER_NOT_FOUND', 'User not found');
     return toUser(u, ctx.engine.account(u.exchangeId).marginCall);
   };
-  const applyProfile = (userId: string, patch: ProfilePatch) => {
-    if (!profiles.updateProfile(userId, patch, ctx.clock())) throw notFound('USER_NOT_FOUND', 'User not found');
+  const applyProfile = async (userId: string, patch: ProfilePatch) => {
+    if (!(await profiles.updateProfile(userId, patch, ctx.clock()))) throw notFound('USER_NOT_FOUND', 'User not found');
   };
 
   return async function plugin(app: FastifyInstance) {
@@ -68,7 +68,7 @@ export function profileRoutes(ctx: RouteContext, accounts: AccountServices) {
       schema: { tags, summary: 'Search users (public fields only)', querystring: UserListQuery, response: { 200: UserListRecord, ...errors } },
     }, async (req) => {
       const q = req.query as Static<typeof UserListQuery>;
-      const r = profiles.search({ authId: q.authId?.toLowerCase(), search: q.search, limit: q.limit ?? 20, offset: q.offset ?? 0 });
+      const r = await profiles.search({ authId: q.authId?.toLowerCase(), search: q.search, limit: q.limit ?? 20, offset: q.offset ?? 0 });
       return { list: r.list.map(toPublicUser), count: r.count };
     });
 
@@ -82,7 +82,7 @@ export function profileRoutes(ctx: RouteContext, accounts: AccountServices) {
       const me = userOf(req);
       const { userId } = req.params as Static<typeof UserIdParams>;
       if (userId.toLowerCase() !== me.id.toLowerCase()) throw forbidden('You can only edit your own profile');
-      applyProfile(me.id, req.body as ProfilePatch);
+      await applyProfile(me.id, req.body as ProfilePatch);
       return currentUser(me.id);
     });
 
@@ -99,7 +99,7 @@ export function profileRoutes(ctx: RouteContext, accounts: AccountServices) {
     }, async (req) => {
       const me = userOf(req);
       const patch = (req.body ?? {}) as ProfilePatch;
-      if (Object.keys(patch).length > 0) applyProfile(me.id, patch);
+      if (Object.keys(patch).length > 0) await applyProfile(me.id, patch);
       return currentUser(me.id);
     });
 
@@ -107,12 +107,12 @@ export function profileRoutes(ctx: RouteContext, accounts: AccountServices) {
       schema: { tags, summary: 'Whether a wallet already has an account', params: Type.Object({ wallet: Address }), response: { 200: SignUpCheckRecord, ...errors } },
     }, async (req) => {
       const { wallet } = req.params as { wallet: string };
-      return { wallet, registered: profiles.isRegisteredWallet(wallet) };
+      return { wallet, registered: await profiles.isRegisteredWallet(wallet) };
     });
 
     app.get('/api/user/sign-up/quota', {
       schema: { tags, summary: 'Sign-up quota (this exchange sets none)', response: { 200: SignUpQuotaRecord, ...errors } },
-    }, async () => ({ registered: profiles.userCount(), limit: null, available: null }));
+    }, async () => ({ registered: await profiles.userCount(), limit: null, available: null }));
 
     app.get('/api/user/image/check', {
       config: { auth: true, scope: 'read' },
@@ -136,7 +136,7 @@ export function profileRoutes(ctx: RouteContext, accounts: AccountServices) {
       },
     }, async (req) => {
       const { addresses } = req.body as Static<typeof ValidateSmartAccountsBody>;
-      return { list: addresses.map((address) => ({ address, valid: profiles.isKnownSmartAccount(address) })) };
+      return { list: await Promise.all(addresses.map(async (address) => ({ address, valid: await profiles.isKnownSmartAccount(address) }))) };
     });
 
     app.get('/api/public/:authId/profile', {
@@ -147,7 +147,7 @@ export function profileRoutes(ctx: RouteContext, accounts: AccountServices) {
       },
     }, async (req) => {
       const { authId } = req.params as { authId: string };
-      const user = profiles.findByAuthId(authId.toLowerCase());
+      const user = await profiles.findByAuthId(authId.toLowerCase());
       if (!user) throw notFound('USER_NOT_FOUND', 'No user with this authId');
       const today = Math.floor(ctx.clock() / DAY_MS);
       const [summary, balances, history] = await Promise.all([
@@ -177,7 +177,7 @@ export function profileRoutes(ctx: RouteContext, accounts: AccountServices) {
       const { pairId } = req.params as { pairId: string };
       const { favorite } = req.body as Static<typeof FavoriteBody>;
       if (!ctx.engine.instrumentConfig(pairId)) throw notFound('INSTRUMENT_NOT_FOUND', `Unknown instrument ${pairId}`);
-      if (!profiles.setFavorite(userOf(req).id, pairId, favorite, ctx.clock())) throw notFound('USER_NOT_FOUND', 'User not found');
+      if (!(await profiles.setFavorite(userOf(req).id, pairId, favorite, ctx.clock()))) throw notFound('USER_NOT_FOUND', 'User not found');
       return {};
     });
   };

@@ -33,7 +33,7 @@ export function signalRoutes(ctx: RouteContext, accounts: AccountServices) {
       schema: { tags, summary: 'Your trade signals, newest first', querystring: ListQuery, response: { 200: TradeSignalListRecord, ...errors } },
     }, async (req) => {
       const q = req.query as Static<typeof ListQuery>;
-      const r = signals.listByUser(userOf(req).id, q.limit ?? 20, q.offset ?? 0);
+      const r = await signals.listByUser(userOf(req).id, q.limit ?? 20, q.offset ?? 0);
       return { list: r.list.map(toTradeSignal), count: r.count };
     });
 
@@ -54,7 +54,7 @@ export function signalRoutes(ctx: RouteContext, accounts: AccountServices) {
       if (stopLoss !== null && (long ? stopLoss >= entryPrice : stopLoss <= entryPrice)) {
         throw badRequest('INVALID_STOP_LOSS', `Invalid stopLoss: must be ${long ? 'below' : 'above'} entryPrice for a ${b.side} signal`);
       }
-      const signal = signals.create({
+      const signal = await signals.create({
         id: randomUUID(), userId: user.id, instrument: b.instrument, side: b.side, entryPrice, takeProfit, stopLoss,
         leverage: leverage(rules, b.leverage ?? 1), comment: b.comment ?? '', createdAt: ctx.clock(),
       });
@@ -64,7 +64,7 @@ export function signalRoutes(ctx: RouteContext, accounts: AccountServices) {
     app.get('/api/trade/signal/:id', {
       schema: { tags, summary: 'One trade signal with its author (public)', params: SignalParams, response: { 200: TradeSignalWithUserRecord, ...errors } },
     }, async (req) => {
-      const signal = signals.get((req.params as Static<typeof SignalParams>).id);
+      const signal = await signals.get((req.params as Static<typeof SignalParams>).id);
       if (!signal) throw notFound('SIGNAL_NOT_FOUND', 'Trade signal not found');
       const author = await ctx.auth.getUserById(signal.userId);
       return { ...toTradeSignal(signal), author: { authId: author?.authId ?? '', name: author?.name ?? null, avatar: author?.avatar ?? null } };

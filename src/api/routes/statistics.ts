@@ -103,7 +103,7 @@ export function statisticsRoutes(ctx: RouteContext, accounts: AccountServices) {
         exchangeFees: num(l?.fees ?? t.exchangeFees),
         totalValueLocked: num(l?.balances ?? t.totalValueLocked),
         trades: t.trades,
-        usersRegistered: accounts.profiles.userCount(),
+        usersRegistered: await accounts.profiles.userCount(),
         depositors: t.depositors,
         updatedAt: iso(ctx.clock()),
       };
@@ -126,7 +126,7 @@ export function statisticsRoutes(ctx: RouteContext, accounts: AccountServices) {
       if (q.instrument !== undefined && !ctx.engine.instrumentConfig(q.instrument)) throw badRequest('UNKNOWN_INSTRUMENT', `Unknown instrument ${q.instrument}`);
       const days = await statistics.daysBetween(fromDay, toDay);
       const needSignUps = q.name === undefined || q.name === 'userRegistred';
-      const signUps = needSignUps ? accounts.profiles.signUpTimes(fromDay * DAY_MS, (toDay + 1) * DAY_MS) : [];
+      const signUps = needSignUps ? await accounts.profiles.signUpTimes(fromDay * DAY_MS, (toDay + 1) * DAY_MS) : [];
       const names: readonly ChartName[] = q.name ? [q.name] : CHART_NAMES;
       return {
         from: iso(fromDay * DAY_MS),

@@ -5,10 +5,11 @@
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import type pino from 'pino';
 import { openAccountStores, type AccountStores } from '../../accounts/index.js';
-import { createAuthService, DEFAULT_TOKEN_ISSUER, InProcessSessionEvents, loadOrCreateSigningKey, MarketDataTokens, NatsSessionEvents, PgAuthStore, SqliteAuthStore } from '../../auth/index.js';
-import { loadOrCreateOperatorToken } from '../../auth/operator-token.js';
+import { createAuthService, DEFAULT_TOKEN_ISSUER, InProcessSessionEvents, loadOrCreateSigningKey, MarketDataTokens, NatsSessionEvents, PgAuthStore, PgSharedSecrets, SqliteAuthStore, type SigningKey } from '../../auth/index.js';
+import { loadOrCreateOperatorToken, writeOperatorTokenCopy } from '../../auth/operator-token.js';
 import type { AuthStore, SessionEvents } from '../../auth/ports.js';
 import { connectNats } from '../../journal/durable-location.js';
 import type { ExchangeConfig } from '../config.js';
@@ -20,7 +21,7 @@ export interface AuthParts {
   auth: ExchangeAuth;
   /** Profiles, trade signals, mobile-app rules, OAuth (tables in auth.db). */
   accountStores: AccountStores;
-  /** Secret for `x-operator-token` (DATA_DIR/operator-token). */
+  /** Secret for `x-operator-token` (DATA_DIR/operator-token; with AUTH_STORE=postgres kept in PostgreSQL, copied there). */
   operatorToken: string;
   /** Websocket connect tokens for the public channels (GET /api/dx-feed/auth). */
   marketData: MarketDataTokens;
@@ -31,17 +32,44 @@ type AuthConfig = Pick<ExchangeConfig, 'chainId' | 'accessTokenTtlSec' | 'market
 /** Revocations older than this cannot matter to a node that reconnects: their access tokens have expired. */
 const missedWindowMs = (config: AuthConfig) => config.accessTokenTtlSec * 1000;
 
-/** The store and the revocation events: in this process, or shared (PostgreSQL + NATS). Each part closes what it opened. */
-async function openSharedState(config: AuthConfig, db: Database.Database, log: pino.Logger): Promise<{ store: AuthStore; events: SessionEvents; close(): Promise<void> }> {
-  const onListenerError = (err: unknown) => log.warn({ err }, 'a session revocation listener failed');
-  if (config.authStore === 'sqlite') {
-    return { store: new SqliteAuthStore(db), events: new InProcessSessionEvents(onListenerError), close: async () => {} };
+interface SharedState {
+  store: AuthStore;
+  events: SessionEvents;
+  /** The JWT signing key and the operator token: files in DATA_DIR, or one set in PostgreSQL for every gateway. */
+  secrets: { signingKey: SigningKey; operatorToken: string };
+  /** The account tables already ported to PostgreSQL (profiles) read this pool; undefined in SQLite mode. */
+  accountsPool?: pg.Pool;
+  close(): Promise<void>;
+}
+
+async function sharedSecrets(config: AuthConfig, dataDir: string): Promise<SharedState['secrets']> {
+  if (config.authStore === 'sqlite') return { signingKey: await loadOrCreateSigningKey(dataDir), operatorToken: await loadOrCreateOperatorToken(dataDir) };
+  const secrets = new PgSharedSecrets({ connectionString: config.authDatabaseUrl });
+  try {
+    await secrets.migrate();
+    const signingKey = await secrets.signingKey();
+    const operatorToken = await secrets.operatorToken();
+    await writeOperatorTokenCopy(dataDir, operatorToken);
+    return { signingKey, operatorToken };
+  } finally {
+    await secrets.close();
   }
-  // The account tables (profiles, signals, mobile-app rules, OAuth) are not ported yet and still open on auth.db,
-  // which needs its auth tables for that: profile edits of users kept in PostgreSQL answer USER_NOT_FOUND until then.
-  await new SqliteAuthStore(db).migrate();
+}
+
+/** The store, the revocation events and the secrets: in this process, or shared (PostgreSQL + NATS). Each part closes what it opened. */
+async function openSharedState(config: AuthConfig, dataDir: string, db: Database.Database, log: pino.Logger): Promise<SharedState> {
+  const onListenerError = (err: unknown) => log.warn({ err }, 'a session revocation listener failed');
+  const secrets = await sharedSecrets(config, dataDir);
+  if (config.authStore === 'sqlite') {
+    return { store: new SqliteAuthStore(db), events: new InProcessSessionEvents(onListenerError), secrets, close: async () => {} };
+  }
+  // Trade signals, mobile-app rules and OAuth are not ported yet: their tables stay in auth.db (per process).
   const store = new PgAuthStore({ connectionString: config.authDatabaseUrl });
-  const nc = await closingOnFailure(store, () => connectNats(config.nats.url, 'perpx auth'));
+  const accountsPool = new pg.Pool({ connectionString: config.authDatabaseUrl, max: 4 });
+  // An idle client the server ends (restart, admin kill) errors on the pool; the pool replaces it.
+  accountsPool.on('error', () => {});
+  const closeStores = { close: async () => void (await Promise.all([store.close(), accountsPool.end()])) };
+  const nc = await closingOnFailure(closeStores, () => connectNats(config.nats.url, 'perpx auth'));
   const events = new NatsSessionEvents({
     nc,
     subject: `perpx.${config.nats.cluster}.sessions.revoked`,
@@ -54,16 +82,16 @@ async function openSharedState(config: AuthConfig, db: Database.Database, log: p
   const close = async () => {
     events.close();
     await nc.drain().catch(() => undefined);
-    await store.close();
+    await closeStores.close();
   };
   await closingOnFailure({ close }, () => events.ready());
-  return { store, events, close };
+  return { store, events, secrets, accountsPool, close };
 }
 
 export async function buildAuth(config: AuthConfig, dataDir: string, log: pino.Logger): Promise<Built<AuthParts>> {
   const db = new Database(join(dataDir, 'auth.db'));
   const closeDb = { close: () => void db.close() };
-  const shared = await closingOnFailure(closeDb, () => openSharedState(config, db, log));
+  const shared = await closingOnFailure(closeDb, () => openSharedState(config, dataDir, db, log));
   const closeAll = {
     close: async () => {
       try {
@@ -78,6 +106,7 @@ export async function buildAuth(config: AuthConfig, dataDir: string, log: pino.L
     const auth = await createAuthService({
       store: shared.store,
       dataDir,
+      signingKey: shared.secrets.signingKey,
       chainId: config.chainId,
       accessTokenTtlSec: config.accessTokenTtlSec,
       refreshTokenTtlSec: config.refreshTokenTtlSec,
@@ -85,10 +114,10 @@ export async function buildAuth(config: AuthConfig, dataDir: string, log: pino.L
       nonceLimits: config.nonceLimits,
       allowedDomains: config.siweDomains,
     });
-    const accountStores = openAccountStores(db, (userId) => auth.forgetUser(userId));
-    // Signed with the access tokens' key (created by the auth service above), told apart by their `typ`.
-    const marketData = new MarketDataTokens(await loadOrCreateSigningKey(dataDir), DEFAULT_TOKEN_ISSUER, config.marketDataTokenTtlSec);
-    return { auth, accountStores, operatorToken: await loadOrCreateOperatorToken(dataDir), marketData };
+    const accountStores = await openAccountStores(db, (userId) => auth.forgetUser(userId), shared.accountsPool);
+    // Signed with the access tokens' key, told apart by their `typ`.
+    const marketData = new MarketDataTokens(shared.secrets.signingKey, DEFAULT_TOKEN_ISSUER, config.marketDataTokenTtlSec);
+    return { auth, accountStores, operatorToken: shared.secrets.operatorToken, marketData };
   });
   return { service, stop: () => closeAll.close() };
 }

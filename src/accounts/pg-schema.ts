@@ -1,0 +1,39 @@
+/**
+ * The account tables ported to PostgreSQL (AUTH_STORE=postgres), created on start under an advisory lock so
+ * gateways may start together. `auth_users` (profiles) belongs to the auth store (src/auth/pg-auth-store.ts).
+ */
+import type pg from 'pg';
+
+/** Serializes concurrent creation (CREATE IF NOT EXISTS alone can race). */
+const ACCOUNTS_MIGRATION_LOCK = 0x70657261; // "pera"
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS acct_trade_signals (
+  id text PRIMARY KEY,
+  user_id text NOT NULL,
+  instrument text NOT NULL,
+  side text NOT NULL,
+  entry_price bigint NOT NULL,
+  take_profit bigint,
+  stop_loss bigint,
+  leverage integer NOT NULL,
+  comment text NOT NULL,
+  created_at bigint NOT NULL
+);
+CREATE INDEX IF NOT EXISTS acct_trade_signals_user ON acct_trade_signals (user_id, created_at);
+`;
+
+export async function migrateAccountTables(pool: pg.Pool): Promise<void> {
+  const c = await pool.connect();
+  try {
+    await c.query('BEGIN');
+    await c.query('SELECT pg_advisory_xact_lock($1)', [ACCOUNTS_MIGRATION_LOCK]);
+    await c.query(SCHEMA);
+    await c.query('COMMIT');
+  } catch (err) {
+    await c.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    c.release();
+  }
+}

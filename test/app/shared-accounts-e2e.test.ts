@@ -1,0 +1,75 @@
+/**
+ * Two gateways on one shared state, end to end: two exchanges started at once with AUTH_STORE=postgres on the same
+ * fresh database and the same NATS cluster name, each with its own DATA_DIR. They create one signing key and one
+ * operator token between them; a session opened on one is accepted by the other; a profile edited through one is read
+ * through the other, and so is a trade signal; a logout on one ends the session on the other.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { NATS_TEST_URL, skipUnless } from '../services.js';
+import { createPostgresTestDatabase } from '../store/dialects.js';
+import { Bot, eventually, http, ok, startTestExchange, type TestExchange } from './client.js';
+
+const skip = (await skipUnless('nats')) || (await skipUnless('postgres'));
+
+/** Another gateway's user cache may hold a profile this long (USER_TTL_MS in src/auth/auth-service.ts) plus slack. */
+const STALE_PROFILE_MS = 15_000;
+
+describe('e2e: two gateways on AUTH_STORE=postgres', { skip }, () => {
+  const cluster = `test_${randomBytes(6).toString('hex')}`;
+  let database: Awaited<ReturnType<typeof createPostgresTestDatabase>>;
+  let G1: TestExchange;
+  let G2: TestExchange;
+
+  before(async () => {
+    database = await createPostgresTestDatabase();
+    const env = { AUTH_STORE: 'postgres', AUTH_DATABASE_URL: database.connectionString, NATS_URL: NATS_TEST_URL, CLUSTER_NAME: cluster };
+    [G1, G2] = await Promise.all([startTestExchange(env), startTestExchange(env)]);
+  });
+  after(async () => {
+    await Promise.all([G1?.stop(), G2?.stop()]);
+    await database?.drop();
+  });
+
+  test('one operator token, copied to each DATA_DIR (0600) for the CLI, accepted by both', async () => {
+    assert.notEqual(G1.ex.dataDir, G2.ex.dataDir);
+    assert.equal(G1.ex.operatorToken, G2.ex.operatorToken);
+    for (const G of [G1, G2]) {
+      const file = join(G.ex.dataDir, 'operator-token');
+      assert.equal(readFileSync(file, 'utf8').trim(), G1.ex.operatorToken);
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      ok(await http(G.url, 'GET', '/api/admin/status', undefined, { 'x-operator-token': G1.ex.operatorToken }), 'admin status');
+    }
+  });
+
+  test('a token issued by one gateway is accepted by the other; profiles edited and signals posted on one are read on the other', async () => {
+    const A = await new Bot(G1.url).signIn();
+    const onG2 = (method: string, path: string, body?: unknown) => http(G2.url, method, path, body, { authorization: `Bearer ${A.accessToken}` });
+
+    const name = `Shared ${randomBytes(4).toString('hex')}`;
+    ok(await A.req('PUT', `/api/user/${A.userId}`, { name, locale: 'fr' }), 'profile edit on gateway 1');
+    const me2 = ok(await onG2('GET', '/api/user/me'), 'me on gateway 2') as { id: string; exchangeId: number; name: string; locale: string };
+    assert.deepEqual({ id: me2.id, exchangeId: me2.exchangeId, name: me2.name, locale: me2.locale }, { id: A.userId, exchangeId: A.exchangeId, name, locale: 'fr' });
+    const found = ok(await onG2('GET', `/api/user/list?search=${encodeURIComponent(name)}`), 'search on gateway 2') as { list: Array<{ id: string; name: string }>; count: number };
+    assert.deepEqual(found.list.map((u) => [u.id, u.name]), [[A.userId, name]]);
+    assert.equal(found.count, 1);
+
+    // The other way: favourites set on gateway 2, read on gateway 1 (whose user cache may serve the old row briefly).
+    ok(await onG2('PUT', '/api/pair/BTCUSDT/favorite', { favorite: true }), 'favourite on gateway 2');
+    await eventually(async () => (ok(await A.get('/api/user/me')) as { favoriteInstruments: string[] }).favoriteInstruments, (f) => f.includes('BTCUSDT'), 'the favourite on gateway 1', STALE_PROFILE_MS);
+
+    // A trade signal posted through gateway 1 is public on gateway 2 and in its author's list there.
+    const posted = ok(await A.post('/api/trade/signal', { instrument: 'BTCUSDT', side: 'BUY', entryPrice: '100000', comment: name }), 'signal on gateway 1') as { id: string };
+    const read = ok(await http(G2.url, 'GET', `/api/trade/signal/${posted.id}`), 'signal on gateway 2') as { id: string; comment: string; entryPrice: number; author: { name: string } };
+    assert.deepEqual([read.id, read.comment, read.entryPrice, read.author.name], [posted.id, name, 100000, name]);
+    const listed = ok(await onG2('GET', '/api/trade/signal'), 'signals on gateway 2') as { list: Array<{ id: string }>; count: number };
+    assert.deepEqual([listed.list.map((x) => x.id), listed.count], [[posted.id], 1]);
+
+    // A logout on gateway 1 ends the session on gateway 2 (revocation over NATS).
+    ok(await http(G1.url, 'POST', '/auth/logout', undefined, { authorization: `Bearer ${A.accessToken}` }), 'logout');
+    await eventually(async () => (await onG2('GET', '/api/user/me')).status, (s) => s === 401, 'gateway 2 to refuse the logged-out token');
+  });
+});
