@@ -7,7 +7,8 @@ import type pg from 'pg';
 import type { ExchangeStatistics } from '../store/exchange-statistics.js';
 import type { UserHistory } from '../store/user-history.js';
 import type { StoreQueries } from '../store/queries.js';
-import { BlockedVersionStore, MOBILE_APP_SCHEMA } from './mobile-app.js';
+import { MOBILE_APP_SCHEMA, SqliteBlockedVersionStore, type BlockedVersionStore } from './mobile-app.js';
+import { PgBlockedVersionStore } from './pg-mobile-app.js';
 import { OauthService } from './oauth.js';
 import { PgProfileStore } from './pg-profiles.js';
 import type { ProfileStore } from './profiles.js';
@@ -21,7 +22,8 @@ export { SqliteProfileStore } from './sqlite-profiles.js';
 export { PgProfileStore } from './pg-profiles.js';
 export { SqliteTradeSignalStore, type TradeSignalStore, type TradeSignal } from './trade-signals.js';
 export { PgTradeSignalStore } from './pg-trade-signals.js';
-export { BlockedVersionStore, MobileAppError, type BlockedVersion } from './mobile-app.js';
+export { SqliteBlockedVersionStore, MobileAppError, type BlockedVersionStore, type BlockedVersion } from './mobile-app.js';
+export { PgBlockedVersionStore } from './pg-mobile-app.js';
 export { OauthService, OauthError, OAUTH_SCOPES, type OauthIntegration } from './oauth.js';
 export { withOauthGrants } from './oauth-grants.js';
 
@@ -37,12 +39,12 @@ export interface AccountStores {
  * the stores already ported read PostgreSQL; the others still keep their tables in `db`.
  */
 export async function openAccountStores(db: Database, onUserChanged?: (userId: string) => void, shared?: pg.Pool): Promise<AccountStores> {
-  db.exec(MOBILE_APP_SCHEMA);
   if (shared) await migrateAccountTables(shared);
-  else db.exec(TRADE_SIGNAL_SCHEMA);
+  else db.exec(TRADE_SIGNAL_SCHEMA + MOBILE_APP_SCHEMA);
   const profiles = shared ? new PgProfileStore(shared, onUserChanged) : new SqliteProfileStore(db, onUserChanged);
   const signals = shared ? new PgTradeSignalStore(shared) : new SqliteTradeSignalStore(db);
-  return { profiles, signals, blockedVersions: new BlockedVersionStore(db), oauth: new OauthService(db) };
+  const blockedVersions = shared ? new PgBlockedVersionStore(shared) : new SqliteBlockedVersionStore(db);
+  return { profiles, signals, blockedVersions, oauth: new OauthService(db) };
 }
 
 /** What the user/statistics/signal/mobile-app routes need (wired by src/app). */

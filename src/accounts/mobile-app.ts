@@ -1,6 +1,7 @@
 /**
  * Blocked mobile-app versions: an operator marks a version range of a platform as blocked (with the
- * message the app shows); an app asks whether its own version is blocked.
+ * message the app shows); an app asks whether its own version is blocked. Adapters: SQLite here (auth.db),
+ * PostgreSQL in pg-mobile-app.ts (AUTH_STORE=postgres); the rules themselves are the functions below.
  */
 import type { Database, Statement } from 'better-sqlite3';
 import { compareSemver, parseSemver } from './semver.js';
@@ -45,7 +46,57 @@ export class MobileAppError extends Error {
   }
 }
 
-export class BlockedVersionStore {
+/**
+ * The rule after applying the patch to the current one (undefined: a new rule). A new rule needs a platform;
+ * versions must be semver and versionMin ≤ versionMax. Throws MobileAppError on bad input.
+ */
+export function patchedRule(id: string, current: BlockedVersion | undefined, patch: BlockedVersionPatch, now: number): BlockedVersion {
+  const platform = patch.platform ?? current?.platform;
+  if (!platform) throw new MobileAppError('PLATFORM_REQUIRED', 'platform is required when creating a blocked-version rule');
+  const next: BlockedVersion = {
+    id,
+    platform,
+    versionMin: patch.versionMin !== undefined ? patch.versionMin : current?.versionMin ?? null,
+    versionMax: patch.versionMax !== undefined ? patch.versionMax : current?.versionMax ?? null,
+    blockType: patch.blockType ?? current?.blockType ?? '2',
+    blockMessage: patch.blockMessage ?? current?.blockMessage ?? '',
+    blockHead: patch.blockHead ?? current?.blockHead ?? '',
+    blockButton: patch.blockButton ?? current?.blockButton ?? '',
+    blockButtonLink: patch.blockButtonLink ?? current?.blockButtonLink ?? '',
+    createdAt: current?.createdAt ?? now,
+    updatedAt: now,
+  };
+  const min = next.versionMin === null ? undefined : parseSemver(next.versionMin);
+  const max = next.versionMax === null ? undefined : parseSemver(next.versionMax);
+  if (next.versionMin !== null && !min) throw new MobileAppError('INVALID_VERSION', `versionMin "${next.versionMin}" is not a semantic version (e.g. 1.4.0)`);
+  if (next.versionMax !== null && !max) throw new MobileAppError('INVALID_VERSION', `versionMax "${next.versionMax}" is not a semantic version (e.g. 1.4.0)`);
+  if (min && max && compareSemver(min, max) > 0) {
+    throw new MobileAppError('INVALID_VERSION_RANGE', `versionMin ${next.versionMin} is above versionMax ${next.versionMax}`);
+  }
+  return next;
+}
+
+/** The active rule (block type 1 or 2) of a platform's rules covering this version, the hardest first. */
+export function coveringRule(rules: BlockedVersion[], version: string): BlockedVersion | undefined {
+  const v = parseSemver(version);
+  if (!v) throw new MobileAppError('INVALID_VERSION', `version "${version}" is not a semantic version (e.g. 1.4.0)`);
+  const hits = rules.filter((rule) => rule.blockType !== '0'
+    && (rule.versionMin === null || compareSemver(parseSemver(rule.versionMin)!, v) <= 0)
+    && (rule.versionMax === null || compareSemver(v, parseSemver(rule.versionMax)!) <= 0));
+  hits.sort((a, b) => Number(b.blockType) - Number(a.blockType) || a.id.localeCompare(b.id));
+  return hits[0];
+}
+
+export interface BlockedVersionStore {
+  get(id: string): Promise<BlockedVersion | undefined>;
+  list(): Promise<BlockedVersion[]>;
+  /** Creates the rule or applies the patch to it (patchedRule); nothing is written when that throws. */
+  put(id: string, patch: BlockedVersionPatch, now: number): Promise<BlockedVersion>;
+  /** The rule blocking this version (coveringRule); undefined = not blocked. */
+  check(platform: Platform, version: string): Promise<BlockedVersion | undefined>;
+}
+
+export class SqliteBlockedVersionStore implements BlockedVersionStore {
   private readonly st: {
     get: Statement<[string], { body: string }>;
     upsert: Statement<[string, string, string, number]>;
@@ -65,59 +116,28 @@ export class BlockedVersionStore {
     };
   }
 
-  get(id: string): BlockedVersion | undefined {
-    const r = this.st.get.get(id);
-    return r && (JSON.parse(r.body) as BlockedVersion);
+  async get(id: string): Promise<BlockedVersion | undefined> {
+    return this.read(id);
   }
 
-  list(): BlockedVersion[] {
+  async list(): Promise<BlockedVersion[]> {
     return this.st.all.all().map((r) => JSON.parse(r.body) as BlockedVersion);
   }
 
-  /**
-   * Creates the rule or applies the patch to it. A new rule needs a platform; versions must be semver
-   * and versionMin ≤ versionMax. Throws MobileAppError on bad input (nothing is written then).
-   */
-  put(id: string, patch: BlockedVersionPatch, now: number): BlockedVersion {
+  async put(id: string, patch: BlockedVersionPatch, now: number): Promise<BlockedVersion> {
     return this.db.transaction(() => {
-      const current = this.get(id);
-      const platform = patch.platform ?? current?.platform;
-      if (!platform) throw new MobileAppError('PLATFORM_REQUIRED', 'platform is required when creating a blocked-version rule');
-      const next: BlockedVersion = {
-        id,
-        platform,
-        versionMin: patch.versionMin !== undefined ? patch.versionMin : current?.versionMin ?? null,
-        versionMax: patch.versionMax !== undefined ? patch.versionMax : current?.versionMax ?? null,
-        blockType: patch.blockType ?? current?.blockType ?? '2',
-        blockMessage: patch.blockMessage ?? current?.blockMessage ?? '',
-        blockHead: patch.blockHead ?? current?.blockHead ?? '',
-        blockButton: patch.blockButton ?? current?.blockButton ?? '',
-        blockButtonLink: patch.blockButtonLink ?? current?.blockButtonLink ?? '',
-        createdAt: current?.createdAt ?? now,
-        updatedAt: now,
-      };
-      const min = next.versionMin === null ? undefined : parseSemver(next.versionMin);
-      const max = next.versionMax === null ? undefined : parseSemver(next.versionMax);
-      if (next.versionMin !== null && !min) throw new MobileAppError('INVALID_VERSION', `versionMin "${next.versionMin}" is not a semantic version (e.g. 1.4.0)`);
-      if (next.versionMax !== null && !max) throw new MobileAppError('INVALID_VERSION', `versionMax "${next.versionMax}" is not a semantic version (e.g. 1.4.0)`);
-      if (min && max && compareSemver(min, max) > 0) {
-        throw new MobileAppError('INVALID_VERSION_RANGE', `versionMin ${next.versionMin} is above versionMax ${next.versionMax}`);
-      }
+      const next = patchedRule(id, this.read(id), patch, now);
       this.st.upsert.run(id, JSON.stringify(next), next.platform, now);
       return next;
     })();
   }
 
-  /** The active rule (block type 1 or 2) covering this version, the hardest first; undefined = not blocked. */
-  check(platform: Platform, version: string): BlockedVersion | undefined {
-    const v = parseSemver(version);
-    if (!v) throw new MobileAppError('INVALID_VERSION', `version "${version}" is not a semantic version (e.g. 1.4.0)`);
-    const hits = this.st.byPlatform.all(platform)
-      .map((r) => JSON.parse(r.body) as BlockedVersion)
-      .filter((rule) => rule.blockType !== '0'
-        && (rule.versionMin === null || compareSemver(parseSemver(rule.versionMin)!, v) <= 0)
-        && (rule.versionMax === null || compareSemver(v, parseSemver(rule.versionMax)!) <= 0));
-    hits.sort((a, b) => Number(b.blockType) - Number(a.blockType) || a.id.localeCompare(b.id));
-    return hits[0];
+  async check(platform: Platform, version: string): Promise<BlockedVersion | undefined> {
+    return coveringRule(this.st.byPlatform.all(platform).map((r) => JSON.parse(r.body) as BlockedVersion), version);
+  }
+
+  private read(id: string): BlockedVersion | undefined {
+    const r = this.st.get.get(id);
+    return r && (JSON.parse(r.body) as BlockedVersion);
   }
 }

@@ -21,6 +21,13 @@ CREATE TABLE IF NOT EXISTS acct_trade_signals (
   created_at bigint NOT NULL
 );
 CREATE INDEX IF NOT EXISTS acct_trade_signals_user ON acct_trade_signals (user_id, created_at);
+CREATE TABLE IF NOT EXISTS acct_mobile_blocked_versions (
+  id text PRIMARY KEY,
+  body text NOT NULL,
+  platform text NOT NULL,
+  updated_at bigint NOT NULL
+);
+CREATE INDEX IF NOT EXISTS acct_mobile_blocked_versions_platform ON acct_mobile_blocked_versions (platform);
 `;
 
 export async function migrateAccountTables(pool: pg.Pool): Promise<void> {

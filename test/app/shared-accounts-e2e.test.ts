@@ -2,7 +2,7 @@
  * Two gateways on one shared state, end to end: two exchanges started at once with AUTH_STORE=postgres on the same
  * fresh database and the same NATS cluster name, each with its own DATA_DIR. They create one signing key and one
  * operator token between them; a session opened on one is accepted by the other; a profile edited through one is read
- * through the other, and so is a trade signal; a logout on one ends the session on the other.
+ * through the other, and so are a trade signal and a mobile-app rule; a logout on one ends the session on the other.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -43,6 +43,17 @@ describe('e2e: two gateways on AUTH_STORE=postgres', { skip }, () => {
       assert.equal(statSync(file).mode & 0o777, 0o600);
       ok(await http(G.url, 'GET', '/api/admin/status', undefined, { 'x-operator-token': G1.ex.operatorToken }), 'admin status');
     }
+  });
+
+  test('a mobile-app rule saved by an admin through one gateway blocks on the other', async () => {
+    const admin = await new Bot(G1.url).signIn();
+    await G1.ex.auth.setRole(admin.exchangeId, 'admin');
+    const id = '5d1e0c2a-2222-4b4b-8c8c-0123456789ab';
+    const check = async () => ok(await http(G2.url, 'GET', '/api/mobile-app/blocked-version?platform=android&version=3.1.0'), 'check on gateway 2') as { blocked: boolean; rule: { blockMessage: string } | null };
+    assert.equal((await check()).blocked, false);
+    ok(await admin.put(`/api/mobile-app/blocked-version/${id}`, { platform: 'android', versionMin: '3.0.0', versionMax: '3.2.0', blockMessage: 'Update' }), 'rule on gateway 1');
+    const after = await check();
+    assert.deepEqual([after.blocked, after.rule?.blockMessage], [true, 'Update']);
   });
 
   test('a token issued by one gateway is accepted by the other; profiles edited and signals posted on one are read on the other', async () => {

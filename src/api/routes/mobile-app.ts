@@ -51,7 +51,7 @@ export function mobileAppRoutes(ctx: RouteContext, accounts: AccountServices, gu
     }, async (req) => {
       const { id } = req.params as Static<typeof IdParams>;
       try {
-        return toBlockedVersion(blockedVersions.put(id.toLowerCase(), req.body as BlockedVersionPatch, ctx.clock()));
+        return toBlockedVersion(await blockedVersions.put(id.toLowerCase(), req.body as BlockedVersionPatch, ctx.clock()));
       } catch (e) {
         mapError(e);
       }
@@ -62,7 +62,7 @@ export function mobileAppRoutes(ctx: RouteContext, accounts: AccountServices, gu
     }, async (req) => {
       const q = req.query as Static<typeof CheckQuery>;
       try {
-        const rule = blockedVersions.check(q.platform, q.version);
+        const rule = await blockedVersions.check(q.platform, q.version);
         return { platform: q.platform, version: q.version, blocked: rule !== undefined, rule: rule ? toBlockedVersion(rule) : null };
       } catch (e) {
         mapError(e);
