@@ -20,6 +20,8 @@ export interface ExchangeConfig {
   channelEnv: string;
   accessTokenTtlSec: number;
   refreshTokenTtlSec: number;
+  /** Rotated refresh tokens yield the same successor for this long (concurrent refreshes), seconds. */
+  refreshGraceSec: number;
   signatureThreads: number;
   /** 'thread': journal commits on a writer thread (default); 'inline': on the event loop. */
   journalWriter: 'thread' | 'inline';
@@ -100,6 +102,7 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'CHANNEL_ENV', default: 'futures-perp-dev', doc: 'Prefix of real-time channel names ({env}:{name}).' },
   { env: 'ACCESS_TOKEN_TTL_SEC', default: '300', doc: 'Lifetime of access JWTs, seconds.' },
   { env: 'REFRESH_TOKEN_TTL_SEC', default: '2592000', doc: 'Lifetime of refresh tokens, seconds (30 days).' },
+  { env: 'REFRESH_GRACE_SEC', default: '10', doc: 'Grace window after a refresh-token rotation, seconds: presenting the same (rotated) refresh token again within it returns the same successor and a fresh access token, so a client refreshing from several requests at once keeps its session; after it, the rotated token counts as reuse and revokes the session (0 = no grace). See docs/security.md.' },
   { env: 'SIGNATURE_THREADS', default: '2', doc: 'Worker threads recovering EIP-712 signers (0 = in-process).' },
   { env: 'JOURNAL_WRITER', default: 'thread', doc: 'Where journal commits (and their fsync) run: thread = a writer thread, so the event loop keeps serving requests meanwhile; inline = on the event loop.' },
   { env: 'READ_STORE_URL', default: '(unset)', doc: 'PostgreSQL connection string (postgres://…) for the history read model; unset = SQLite in DATA_DIR/read.db. The read model is rebuilt from the journal if it is empty or behind.' },
@@ -291,6 +294,7 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
     channelEnv: str(env, 'CHANNEL_ENV', 'futures-perp-dev'),
     accessTokenTtlSec: int(env, 'ACCESS_TOKEN_TTL_SEC', 300, 1),
     refreshTokenTtlSec: int(env, 'REFRESH_TOKEN_TTL_SEC', 2592000, 1),
+    refreshGraceSec: int(env, 'REFRESH_GRACE_SEC', 10),
     signatureThreads: int(env, 'SIGNATURE_THREADS', 2),
     journalWriter,
     readModelWriter,

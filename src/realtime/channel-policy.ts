@@ -108,8 +108,9 @@ export class ChannelPolicy {
         if (verified.user.exchangeId !== p.exchangeId) {
           return { allowed: false, code: ErrorCode.permissionDenied, message: 'permission denied' };
         }
-        // The session lets RealtimeServer.endSession end this subscription when the session is revoked.
-        return { allowed: true, expiresAt: verified.expiresAt, sessionId: verified.sessionId };
+        // Authorized once, the subscription lives while its session does (a bot that only listens never
+        // refreshes): it ends at the session's expiry, or earlier by RealtimeServer.endSession on revocation.
+        return { allowed: true, expiresAt: verified.sessionExpiresAt, sessionId: verified.sessionId };
       }
     }
   };

@@ -22,7 +22,7 @@ export interface AuthParts {
 }
 
 export async function buildAuth(
-  config: Pick<ExchangeConfig, 'chainId' | 'accessTokenTtlSec' | 'refreshTokenTtlSec' | 'nonceLimits' | 'siweDomains'>,
+  config: Pick<ExchangeConfig, 'chainId' | 'accessTokenTtlSec' | 'refreshTokenTtlSec' | 'refreshGraceSec' | 'nonceLimits' | 'siweDomains'>,
   dataDir: string,
   log: pino.Logger,
 ): Promise<Built<AuthParts>> {
@@ -36,6 +36,7 @@ export async function buildAuth(
       chainId: config.chainId,
       accessTokenTtlSec: config.accessTokenTtlSec,
       refreshTokenTtlSec: config.refreshTokenTtlSec,
+      refreshGraceSec: config.refreshGraceSec,
       sessionEvents: new InProcessSessionEvents((err) => log.warn({ err }, 'a session revocation listener failed')),
       nonceLimits: config.nonceLimits,
       allowedDomains: config.siweDomains,
