@@ -7,7 +7,7 @@
 import type { AuthService } from '../auth/types.js';
 import { ORDER_BOOK_GROUPINGS } from '../domain/enums.js';
 import type { ExchangeEngine } from '../engine/api.js';
-import type { Authorization, Authorize, HistoryPolicy, HistoryPolicyFor } from './ports.js';
+import type { AuthenticateConnect, Authorization, Authorize, HistoryPolicy, HistoryPolicyFor } from './ports.js';
 import { ErrorCode } from './codes.js';
 
 export const USER_CHANNELS = ['user', 'funding', 'transfer-update', 'position', 'order', 'orderFills', 'order-fee', 'tpsl'] as const;
@@ -81,7 +81,14 @@ export class ChannelPolicy {
   }
 
   /** May this client subscribe to `channel` with this subscribe data? */
-  readonly authorize: Authorize = async (channel, data): Promise<Authorization> => {
+  /** A connect token is an access token: valid, expired (109, the client fetches another) or invalid (3500). */
+  readonly authenticateConnect: AuthenticateConnect = async (token) => {
+    if (await this.auth.verifyAccessToken(token)) return 'valid';
+    const exp = unverifiedExpiryMs(token);
+    return exp !== undefined && exp <= this.now() ? 'expired' : 'invalid';
+  };
+
+  readonly authorize: Authorize = async (channel, data, client): Promise<Authorization> => {
     const p = parseChannel(this.env, channel);
     switch (p.kind) {
       case 'unknown':
@@ -93,7 +100,9 @@ export class ChannelPolicy {
           ? { allowed: true }
           : { allowed: false, code: ErrorCode.unknownChannel, message: 'unknown instrument' };
       case 'user': {
-        const token = typeof data === 'object' && data !== null ? (data as { accessToken?: unknown }).accessToken : undefined;
+        // The subscribe's own token, else the one the connection was opened with (centrifuge-js `token`).
+        const own = typeof data === 'object' && data !== null ? (data as { accessToken?: unknown }).accessToken : undefined;
+        const token = own ?? client.connectToken;
         if (typeof token !== 'string' || token === '') {
           return { allowed: false, code: ErrorCode.permissionDenied, message: 'accessToken required' };
         }

@@ -80,6 +80,7 @@ export const Disconnects = {
   noPong: { code: DisconnectCode.noPong, reason: 'no pong' },
   stale: { code: DisconnectCode.stale, reason: 'stale' },
   badRequest: { code: DisconnectCode.badRequest, reason: 'bad request' },
+  invalidToken: { code: DisconnectCode.invalidToken, reason: 'invalid token' },
   serverError: { code: DisconnectCode.serverError, reason: 'internal server error' },
   tooManyRequests: { code: DisconnectCode.tooManyRequests, reason: 'too many requests' },
 } satisfies Record<string, Disconnect>;

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { WebSocket, type RawData } from 'ws';
-import type { Authorize, Broker, ClientInfo, HistoryPolicyFor, Logger } from './ports.js';
+import type { AuthenticateConnect, Authorize, Broker, ClientInfo, ConnectVerdict, HistoryPolicyFor, Logger } from './ports.js';
 import { Disconnects, Errors, type Disconnect, type ProtocolError } from './codes.js';
 import type { Hub } from './hub.js';
 import { CommandLimiter, type ClientCommandKind, type RealtimeLimits } from './limits.js';
@@ -14,6 +14,7 @@ import {
   encodeReply,
   parseFrame,
   type ClientCommand,
+  type ConnectRequest,
   type HistoryRequest,
 } from './protocol.js';
 import type { FrameBuilder } from './frame-builder.js';
@@ -35,6 +36,8 @@ export interface ConnectionContext {
   broker: Broker;
   hub: Hub;
   authorize: Authorize;
+  /** Checks connect tokens; without it a token is ignored (channels carry their own credentials). */
+  authenticateConnect?: AuthenticateConnect;
   historyFor: HistoryPolicyFor;
   logger: Logger;
   counters: { messagesSent: number; framesSent: number; bytesSent: number; slowDisconnects: number };
@@ -46,6 +49,9 @@ export interface ConnectionContext {
   closed(conn: Connection): void;
 }
 
+/** Commands held while the connect token is verified; a client pipelining more than this is disconnected. */
+const MAX_COMMANDS_WAITING_FOR_CONNECT = 100;
+
 // Commands this server knows but does not offer: a clear error instead of 104.
 const NOT_AVAILABLE = new Set(['refresh', 'sub_refresh', 'presence', 'presence_stats']);
 
@@ -53,6 +59,8 @@ export class Connection implements SubscriptionsHost {
   readonly info: ClientInfo;
   private connected = false;
   private ended = false;
+  /** Commands that arrived while the connect token is being verified, run in order afterwards; null otherwise. */
+  private waiting: ClientCommand[] | null = null;
   private readonly subscriptions: ConnectionSubscriptions;
   private readonly limiter: CommandLimiter | null;
   private pending: Buffer[] = [];
@@ -206,6 +214,11 @@ export class Connection implements SubscriptionsHost {
   }
 
   private handle(cmd: ClientCommand): void {
+    if (this.waiting) {
+      if (this.waiting.length >= MAX_COMMANDS_WAITING_FOR_CONNECT) this.disconnect(Disconnects.tooManyRequests, { push: true });
+      else this.waiting.push(cmd);
+      return;
+    }
     const id = cmd.id;
     if (id === undefined || id === 0) {
       // `{}` is the pong; `send` (async message) has no reply and no use here.
@@ -216,7 +229,7 @@ export class Connection implements SubscriptionsHost {
       return;
     }
     if (!this.connected) {
-      if (cmd.connect) this.handleConnect(id);
+      if (cmd.connect) this.handleConnect(id, cmd.connect);
       else this.disconnect(Disconnects.badRequest); // Centrifugo: first command must be connect
       return;
     }
@@ -239,7 +252,47 @@ export class Connection implements SubscriptionsHost {
     }
   }
 
-  private handleConnect(id: number): void {
+  private handleConnect(id: number, req: ConnectRequest): void {
+    const token = typeof req === 'object' && req !== null ? req.token : undefined;
+    const authenticate = this.ctx.authenticateConnect;
+    if (typeof token !== 'string' || token === '' || !authenticate) {
+      this.acceptConnect(id);
+      return;
+    }
+    this.waiting = [];
+    authenticate(token).then(
+      (verdict) => this.connectVerified(id, token, verdict),
+      (err) => {
+        this.ctx.logger.error({ err, client: this.info.id }, 'connect token check failed');
+        this.waiting = null;
+        this.replyError(id, Errors.internal); // temporary: the client reconnects
+      },
+    );
+  }
+
+  private connectVerified(id: number, token: string, verdict: ConnectVerdict): void {
+    const queued = this.waiting ?? [];
+    this.waiting = null;
+    if (this.isClosed) return;
+    if (verdict === 'invalid') {
+      this.disconnect(Disconnects.invalidToken);
+      return;
+    }
+    if (verdict === 'expired') {
+      // 109: the client gets a new token (getToken) and reconnects. What it sent meanwhile was sent on a
+      // connection that never opened, so it is dropped.
+      this.replyError(id, Errors.tokenExpired);
+      return;
+    }
+    this.info.connectToken = token;
+    this.acceptConnect(id);
+    for (const cmd of queued) {
+      if (this.isClosed) return;
+      this.handle(cmd);
+    }
+  }
+
+  private acceptConnect(id: number): void {
     this.connected = true;
     clearTimeout(this.connectTimer);
     const s = this.ctx.settings;
@@ -278,6 +331,11 @@ export class Connection implements SubscriptionsHost {
     const limit = Math.min(Number(req.limit ?? 0), this.ctx.settings.maxRecoveredPublications);
     const h = await this.ctx.broker.history(req.channel, { since, limit, reverse: req.reverse === true });
     if (this.isClosed) return;
+    // A position in another stream (the epoch changed) is no position in this one: 112, as Centrifugo answers.
+    if (since && since.epoch !== '' && since.epoch !== h.epoch) {
+      this.replyError(id, Errors.unrecoverablePosition);
+      return;
+    }
     // Ended meanwhile (unsubscribe, session ended): its authorization no longer covers the answer.
     if (this.subscriptions.liveSubscription(req.channel) !== sub) {
       this.replyError(id, Errors.permissionDenied);

@@ -1,8 +1,8 @@
 // Public surface of the real-time module.
 export { createRealtimeServer, type RealtimeServer, type RealtimeServerOptions } from './server.js';
 export type {
-  Authorize, Authorization, Broker, ChannelPublisher, ClientInfo, HistoryPolicy, HistoryPolicyFor, HistoryOptions, HistoryResult, Logger, Publication,
-  PublishOptions, RealtimeStats, StreamPosition,
+  AuthenticateConnect, Authorize, Authorization, Broker, ChannelPublisher, ClientInfo, HistoryPolicy, HistoryPolicyFor, HistoryOptions, HistoryResult, Logger, Publication,
+  ConnectVerdict, PublishOptions, RealtimeStats, StreamPosition,
 } from './ports.js';
 export { InMemoryBroker, type InMemoryBrokerOptions } from './memory-broker.js';
 export { CoalescingPublisher, type CoalescingOptions } from './coalescer.js';

@@ -83,6 +83,8 @@ export interface ClientInfo {
   id: string;
   remoteAddress?: string;
   userAgent?: string;
+  /** The token the client connected with, once verified: a subscribe without its own credential uses it. */
+  connectToken?: string;
 }
 
 export type Authorization =
@@ -107,6 +109,16 @@ export type Authorization =
  * (code 102). Throwing answers 100 internal (temporary: the client retries).
  */
 export type Authorize = (channel: string, data: unknown, client: ClientInfo) => Promise<Authorization>;
+
+/**
+ * What a connect token is worth (Centrifugo's connection token): `valid` lets the connection on, and its
+ * subscribes may use the token as their credential; `expired` answers 109, on which the client gets a new
+ * token and reconnects; `invalid` disconnects with 3500 "invalid token".
+ */
+export type ConnectVerdict = 'valid' | 'expired' | 'invalid';
+
+/** Checks the token of a connect command. A connect without a token is always let on. */
+export type AuthenticateConnect = (token: string) => Promise<ConnectVerdict>;
 
 /** Which channels keep history (and so are recoverable); null for the others. */
 export type HistoryPolicyFor = (channel: string) => HistoryPolicy | null;

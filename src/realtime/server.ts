@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import {
-  silentLogger, type Authorize, type Broker, type HistoryOptions, type HistoryPolicyFor, type HistoryResult, type Logger, type RealtimeStats, type StreamPosition,
+  silentLogger, type AuthenticateConnect, type Authorize, type Broker, type HistoryOptions, type HistoryPolicyFor, type HistoryResult, type Logger, type RealtimeStats, type StreamPosition,
 } from './ports.js';
 import { Disconnects, DisconnectCode } from './codes.js';
 import { Connection, type ConnectionContext, type ConnectionSettings } from './connection.js';
@@ -24,6 +24,8 @@ export interface RealtimeServerOptions {
   /** Default: a new InMemoryBroker (closed with the server). */
   broker?: Broker;
   authorize: Authorize;
+  /** Checks the token of a connect command (109 when expired). Default: connect tokens are ignored. */
+  authenticateConnect?: AuthenticateConnect;
   /** History (recoverability) per channel. Default: no channel keeps history. */
   historyFor?: HistoryPolicyFor;
   /** Server ping period. Default 25 000 ms. Announced to clients in whole seconds. */
@@ -135,6 +137,7 @@ export function createRealtimeServer(opts: RealtimeServerOptions): RealtimeServe
     broker,
     hub,
     authorize: opts.authorize,
+    authenticateConnect: opts.authenticateConnect,
     historyFor,
     logger,
     counters,

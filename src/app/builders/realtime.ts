@@ -44,6 +44,7 @@ export function buildRealtime(
   const server = createRealtimeServer({
     path: WS_PATH,
     authorize: policy.authorize,
+    authenticateConnect: policy.authenticateConnect,
     historyFor: policy.historyFor,
     writeDelayMs: config.wsWriteDelayMs,
     logger: log.child({ module: 'realtime' }),
