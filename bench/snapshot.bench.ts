@@ -66,7 +66,7 @@ async function run(mode: Mode, resting: Command[], mixed: Command[]): Promise<Ro
   const snapshotDir = join(dir, 'snapshots');
   const journal = await openThreadedSqliteJournal({ file });
   const snapshots = new FileSnapshotStore({ dir: snapshotDir });
-  const replica = mode === 'replica' ? new ThreadedSnapshotReplica({ journalFile: file, snapshotDir, keep: 3 }) : undefined;
+  const replica = mode === 'replica' ? new ThreadedSnapshotReplica({ location: { kind: 'files', journalFile: file, snapshotDir }, keep: 3 }) : undefined;
   let now = BASE_TS;
   const seq = new Sequencer({
     engine: createEngine(), journal, snapshots, replica, snapshotEveryCommands: EVERY, snapshotOnStop: false,

@@ -6,6 +6,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AuthError } from '../auth/types.js';
+import { LeaderRefusedError, LeaderUnavailableError } from '../cluster/errors.js';
 import { SequencerStoppedError } from '../sequencer/sequencer.js';
 import { JournalWriteError } from '../journal/ports.js';
 import type { CommandError } from '../engine/records.js';
@@ -121,6 +122,12 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
       // Only a request that outlived the stop's grace period gets here: nothing was applied, retry elsewhere.
       reply.header('retry-after', '1').header('connection', 'close');
       return send(reply, 503, 'SHUTTING_DOWN', 'The exchange is stopping; the command was not accepted');
+    }
+    if (err instanceof LeaderUnavailableError || (err instanceof LeaderRefusedError && err.code !== 'BAD_COMMAND')) {
+      // Cluster mode: no engine leader took the command (failover, restart); the message says whether it may have been applied.
+      request.log.warn({ err }, 'command not taken by the engine leader');
+      reply.header('retry-after', '1');
+      return send(reply, 503, err instanceof LeaderRefusedError ? err.code : 'LEADER_UNAVAILABLE', err.message);
     }
     const fe = err as FastifyError;
     if (fe.validation || fe.code === 'FST_ERR_VALIDATION') return send(reply, 400, 'VALIDATION_ERROR', fe.message);

@@ -3,13 +3,13 @@
  * EIP-712 payload the client must have signed. Shared by the single and the batch (mass-limit) routes.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { isOrderIdDateAllowed, isSystemOrderIdSpace } from '../domain/order-id.js';
+import { ORDER_ID_V1_RE, isOrderIdDateAllowed, isSystemOrderIdSpace, orderIdPrefix } from '../domain/order-id.js';
 import type { ExchangeEngine } from '../engine/api.js';
 import type { PlaceOrderInput, TpSlInput } from '../engine/commands.js';
 import { StringEnum } from '../records/common.js';
 import * as A from './amounts.js';
 import { badRequest } from './errors.js';
-import { Body, ChainId, Decimal, Instrument, Leverage, OrderIdV2, PostOnly, SideSchema, Signature, Smp, TpSlInputSchema } from './schemas.js';
+import { Body, ChainId, Decimal, Instrument, Leverage, OrderIdAny, OrderIdV2, PostOnly, SideSchema, Signature, Smp, TpSlInputSchema } from './schemas.js';
 import {
   limitOrderMessageOfUnits, marketOrderMessage, positionCloseMessage, requireChainId, stopLimitOrderMessage, type SignedPayload,
 } from './signatures.js';
@@ -68,6 +68,17 @@ export const PositionCloseBody = Body({
   id: OrderIdV2,
 }, 'Position close (quantity 0 = the whole position)');
 
+/**
+ * The version-1 create routes (/api/order/…, /api/position/{instrument}/close) take the same signed bodies with
+ * a version 1 (UUID) or version 2 id; see engineOrderId for how a UUID is kept.
+ */
+const V1_ID = { id: { ...OrderIdAny, description: 'version 1 (UUID) or version 2 order id; a UUID is kept as DDDDD:<its first 26 hex digits>' } };
+export const LimitOrderBodyV1 = Body({ ...LimitOrderBody.properties, ...V1_ID }, 'Limit order (version 1 route)');
+export const LimitOrderItemBodyV1 = Body({ ...LimitOrderItemBody.properties, ...V1_ID }, 'Limit order (version 1 batch item)');
+export const StopLimitOrderBodyV1 = Body({ ...StopLimitOrderBody.properties, ...V1_ID }, 'Stop-limit order (version 1 route)');
+export const MarketOrderBodyV1 = Body({ ...MarketOrderBody.properties, ...V1_ID }, 'Market order (version 1 route)');
+export const PositionCloseBodyV1 = Body({ ...PositionCloseBody.properties, ...V1_ID }, 'Position close (version 1 route; quantity 0 = the whole position)');
+
 export type LimitOrderBody = Static<typeof LimitOrderBody>;
 export type StopLimitOrderBody = Static<typeof StopLimitOrderBody>;
 export type MarketOrderBody = Static<typeof MarketOrderBody>;
@@ -84,11 +95,24 @@ export interface PrepareContext {
   now: number;
 }
 
-function checkId(id: string, now: number): void {
+/**
+ * The id the engine keeps for a client's id: a version 2 id as sent; a version 1 UUID as today's DDDDD: plus its
+ * first 26 hex digits, the digits every route taking an order id reads from a UUID (domain/order-id.ts), so the
+ * client later reaches the order by the UUID it sent. The signature stays over the id as sent.
+ */
+export function engineOrderId(id: string, now: number): string {
+  if (!ORDER_ID_V1_RE.test(id)) return id;
+  return `${orderIdPrefix(now)}:${id.replace(/-/g, '').slice(0, 26).toLowerCase()}`;
+}
+
+/** The checked engine id for a create body's `id`. */
+function checkedId(clientId: string, now: number): string {
+  const id = engineOrderId(clientId, now);
   if (!isOrderIdDateAllowed(id, now)) throw badRequest('INVALID_ORDER_ID', 'Invalid order ID date');
   if (isSystemOrderIdSpace(id)) {
     throw badRequest('INVALID_ORDER_ID', 'Invalid order id: ids whose hex part starts with ffffffffff are reserved for orders the exchange creates');
   }
+  return id;
 }
 
 function tpslInputs(r: A.Rules, list: Static<typeof TpSlList> | undefined): TpSlInput[] | undefined {
@@ -103,11 +127,11 @@ function tpslInputs(r: A.Rules, list: Static<typeof TpSlList> | undefined): TpSl
 
 export function prepareLimit(ctx: PrepareContext, b: Static<typeof LimitOrderItemBody> & { tpsl?: Static<typeof TpSlList> }): Prepared<PlaceOrderInput> {
   requireChainId(b.chainId, ctx.chainId);
-  checkId(b.id, ctx.now);
+  const id = checkedId(b.id, ctx.now);
   const r = A.bodyInstrument(ctx.engine, b.instrument);
   const leverage = A.leverage(r, b.leverage ?? 1);
   const input: PlaceOrderInput = {
-    id: b.id,
+    id,
     instrument: b.instrument,
     side: b.side,
     type: 'LIMIT',
@@ -127,11 +151,11 @@ export function prepareLimit(ctx: PrepareContext, b: Static<typeof LimitOrderIte
 
 export function prepareStopLimit(ctx: PrepareContext, b: StopLimitOrderBody): Prepared<PlaceOrderInput> {
   requireChainId(b.chainId, ctx.chainId);
-  checkId(b.id, ctx.now);
+  const id = checkedId(b.id, ctx.now);
   const r = A.bodyInstrument(ctx.engine, b.instrument);
   const leverage = A.leverage(r, b.leverage ?? 1);
   const input: PlaceOrderInput = {
-    id: b.id,
+    id,
     instrument: b.instrument,
     side: b.side,
     type: 'STOP_LIMIT',
@@ -150,12 +174,12 @@ export function prepareStopLimit(ctx: PrepareContext, b: StopLimitOrderBody): Pr
 
 export function prepareMarket(ctx: PrepareContext, b: MarketOrderBody): Prepared<PlaceOrderInput> {
   requireChainId(b.chainId, ctx.chainId);
-  checkId(b.id, ctx.now);
+  const id = checkedId(b.id, ctx.now);
   const r = A.bodyInstrument(ctx.engine, b.instrument);
   const leverage = A.leverage(r, b.leverage ?? 1);
   const timeInForce = b.timeInForce ?? 'IOC';
   const input: PlaceOrderInput = {
-    id: b.id,
+    id,
     instrument: b.instrument,
     side: b.side,
     type: 'MARKET',
@@ -182,14 +206,14 @@ export interface CloseInput {
 
 export function prepareClose(ctx: PrepareContext, instrument: string, b: PositionCloseBody): Prepared<CloseInput> {
   requireChainId(b.chainId, ctx.chainId);
-  checkId(b.id, ctx.now);
+  const id = checkedId(b.id, ctx.now);
   A.sameInstrument(instrument, b.instrument);
   const r = A.pathInstrument(ctx.engine, instrument);
   const leverage = A.leverage(r, b.leverage);
   // Closing may leave dust below minQuantity, so only the increment and the maximum apply; 0 = all.
   const quantity = A.quantity(r, b.quantity, 'quantity', { allowZero: true, skipMin: true });
   return {
-    input: { instrument, id: b.id, quantity, leverage },
+    input: { instrument, id, quantity, leverage },
     signed: { type: 'Position close order', chainId: ctx.chainId, message: positionCloseMessage({ id: b.id, instrument, leverage, quantity: b.quantity }, ctx.chainId), signature: b.signature },
   };
 }

@@ -241,4 +241,12 @@ export interface ApiDeps {
   metrics?: { contentType: string; render(): Promise<string> };
   /** Profiles, statistics, trade signals, mobile-app rules; their routes are served only when present. */
   accounts?: AccountServices;
+  /** Websocket connect tokens for the public channels (GET /api/dx-feed/auth); absent = that route is not served. */
+  marketDataTokens?: MarketDataTokenIssuer;
+}
+
+/** Issues market-data tokens: read-only, public channels only (src/auth/market-data-tokens.ts). */
+export interface MarketDataTokenIssuer {
+  /** A token for the user and its expiry (ms). */
+  issue(userId: string): Promise<{ token: string; expiresAt: number }>;
 }

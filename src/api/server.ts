@@ -11,6 +11,7 @@ import type { RouteContext } from './context.js';
 import { DEFAULT_API_CONFIG, type ApiDeps } from './ports.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.js';
 import { installJsonParser } from './json-parser.js';
+import { installAsyncApi } from './asyncapi.js';
 import { installOpenApi } from './openapi.js';
 import { requireOperator } from './operator.js';
 import { installRateLimits } from './rate-limits.js';
@@ -24,6 +25,7 @@ import { clientConfigRoutes } from './routes/client-config.js';
 import { fundsRoutes } from './routes/funds.js';
 import { historyRoutes } from './routes/history.js';
 import { marketRoutes } from './routes/market.js';
+import { marketDataTokenRoutes } from './routes/market-data-token.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { mobileAppRoutes } from './routes/mobile-app.js';
 import { oauthAdminRoutes, oauthRoutes } from './routes/oauth.js';
@@ -111,6 +113,7 @@ async function base(ctx: RouteContext, opts: ServerOptions, title: string): Prom
 export async function buildServer(deps: ApiDeps, opts: ServerOptions = {}): Promise<FastifyInstance> {
   const ctx = contextOf(deps);
   const app = await base(ctx, opts, 'Perpetual futures exchange API');
+  if (opts.docs ?? true) installAsyncApi(app, ctx.channelEnv ?? 'futures-perp-dev');
   await app.register(systemRoutes(ctx));
   await app.register(marketRoutes(ctx));
   await app.register(candleRoutes(ctx));
@@ -123,6 +126,7 @@ export async function buildServer(deps: ApiDeps, opts: ServerOptions = {}): Prom
   await app.register(fundsRoutes(ctx));
   await app.register(historyRoutes(ctx));
   await app.register(userRoutes(ctx));
+  if (ctx.marketDataTokens) await app.register(marketDataTokenRoutes(ctx.marketDataTokens));
   if (ctx.accounts) await app.register(accountRoutes(ctx, ctx.accounts));
   if (opts.includeAuthRoutes ?? true) await app.register(authRoutes(ctx));
   if (ctx.admin) await app.register(adminRoutes(ctx, ctx.admin.operatorToken));

@@ -1,3 +1,4 @@
+// Over 400 lines: the table of every setting, one entry each, so docs:config lists them from one place.
 /**
  * Process configuration from environment variables. Every variable has a default; `CONFIG_VARS` declares
  * them all, and docs/configuration.md's table is generated from it (`npm run docs:config`).
@@ -9,6 +10,15 @@ import { DEFAULT_API_CONFIG, DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '..
 import { DEFAULT_RATE_LIMITS, type Budget, type RateLimits } from '../api/rate-limits.js';
 import { DEFAULT_NONCE_LIMITS, type NonceLimits } from '../auth/nonce-store.js';
 import { DEFAULT_ALLOWED_DOMAINS } from '../auth/origin-allow-list.js';
+import { isClusterName } from '../journal/jetstream-names.js';
+
+export interface NatsConfig {
+  url: string;
+  /** Names this exchange's stream and bucket (perpx.<cluster>.commands …), so several can share one NATS. */
+  cluster: string;
+  /** Replicas of the stream and bucket when they are created: 1 on one server, 3 in production. */
+  streamReplicas: number;
+}
 
 export interface ExchangeConfig {
   port: number;
@@ -19,18 +29,30 @@ export interface ExchangeConfig {
   chainId: string;
   channelEnv: string;
   accessTokenTtlSec: number;
+  /** Lifetime of market-data tokens (GET /api/dx-feed/auth), seconds. */
+  marketDataTokenTtlSec: number;
   refreshTokenTtlSec: number;
   /** Rotated refresh tokens yield the same successor for this long (concurrent refreshes), seconds. */
   refreshGraceSec: number;
   signatureThreads: number;
   /** 'thread': journal commits on a writer thread (default); 'inline': on the event loop. */
   journalWriter: 'thread' | 'inline';
+  /** 'sqlite': journal and snapshots in DATA_DIR (default); 'jetstream': on NATS JetStream (`nats`). */
+  journal: 'sqlite' | 'jetstream';
+  /** The NATS cluster the JetStream journal and snapshots live on. */
+  nats: NatsConfig;
   /** 'thread': the read model is projected on a worker thread (default); 'inline': on the event loop. */
   readModelWriter: 'thread' | 'inline';
   /** Minimum ms between two read-model transactions while no read waits for the projection. */
   readModelLingerMs: number;
   /** PostgreSQL connection string for the history read model; '' = SQLite in DATA_DIR/read.db. */
   readStoreUrl: string;
+  /** 'sqlite': users, sessions, keys in DATA_DIR/auth.db (default); 'postgres': at `authDatabaseUrl`, revocations on NATS. */
+  authStore: 'sqlite' | 'postgres';
+  /** PostgreSQL connection string of the shared auth store (AUTH_STORE=postgres). */
+  authDatabaseUrl: string;
+  /** 'memory': real-time history in this process (default); 'nats': on a JetStream stream shared by every gateway. */
+  realtimeBroker: 'memory' | 'nats';
   snapshotEveryCommands: number;
   snapshotEveryMs: number;
   /** 'replica': snapshots taken by a replica engine on a worker thread (default); 'inline': on the event loop. */
@@ -101,10 +123,18 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'SIWE_DOMAINS', default: DEFAULT_ALLOWED_DOMAINS.join(','), doc: 'Comma-separated hosts a sign-in (SIWE) message may name as its domain and URI: `host` (no port), `host:port` or `host:*` (any port). Add the host name the web terminal is served under, e.g. `trade.example.com`; https URIs only, except on loopback hosts.' },
   { env: 'CHANNEL_ENV', default: 'futures-perp-dev', doc: 'Prefix of real-time channel names ({env}:{name}).' },
   { env: 'ACCESS_TOKEN_TTL_SEC', default: '300', doc: 'Lifetime of access JWTs, seconds.' },
+  { env: 'MARKET_DATA_TOKEN_TTL_SEC', default: '600', doc: 'Lifetime of market-data tokens (GET /api/dx-feed/auth: a websocket connect token for the public channels only), seconds.' },
   { env: 'REFRESH_TOKEN_TTL_SEC', default: '2592000', doc: 'Lifetime of refresh tokens, seconds (30 days).' },
   { env: 'REFRESH_GRACE_SEC', default: '10', doc: 'Grace window after a refresh-token rotation, seconds: presenting the same (rotated) refresh token again within it returns the same successor and a fresh access token, so a client refreshing from several requests at once keeps its session; after it, the rotated token counts as reuse and revokes the session (0 = no grace). See docs/security.md.' },
   { env: 'SIGNATURE_THREADS', default: '2', doc: 'Worker threads recovering EIP-712 signers (0 = in-process).' },
   { env: 'JOURNAL_WRITER', default: 'thread', doc: 'Where journal commits (and their fsync) run: thread = a writer thread, so the event loop keeps serving requests meanwhile; inline = on the event loop.' },
+  { env: 'JOURNAL', default: 'sqlite', doc: 'Where the command journal and the engine snapshots live: sqlite = DATA_DIR/journal.db and DATA_DIR/snapshots; jetstream = a NATS JetStream stream and object store (NATS_URL, CLUSTER_NAME), replicated when NATS_STREAM_REPLICAS > 1 (docs/operations.md, "JetStream journal").' },
+  { env: 'NATS_URL', default: 'nats://127.0.0.1:4222', doc: 'NATS server(s), comma-separated, for JOURNAL=jetstream, REALTIME_BROKER=nats and AUTH_STORE=postgres (session revocations).' },
+  { env: 'AUTH_STORE', default: 'sqlite', doc: 'Where users, sessions and API keys live: sqlite = DATA_DIR/auth.db; postgres = AUTH_DATABASE_URL, shared by every gateway, with session revocations broadcast on NATS (NATS_URL, subject perpx.<CLUSTER_NAME>.sessions.revoked). Profiles, trade signals, mobile-app rules and OAuth stay in DATA_DIR/auth.db for now (docs/operations.md, "Shared state").' },
+  { env: 'AUTH_DATABASE_URL', default: '(unset)', doc: 'PostgreSQL connection string (postgres://…) of the auth store; required with AUTH_STORE=postgres. Its tables are created on start.' },
+  { env: 'REALTIME_BROKER', default: 'memory', doc: 'Where real-time publications and their history go: memory = this process; nats = the JetStream stream PERPX_<CLUSTER_NAME>_REALTIME (subjects perpx.<CLUSTER_NAME>.rt.*), so a client recovers on any gateway (docs/operations.md, "Shared state").' },
+  { env: 'CLUSTER_NAME', default: 'perpx', doc: 'Names the JetStream resources (stream PERPX_<name>_COMMANDS on subject perpx.<name>.commands, bucket perpx-<name>-snapshots): letters, digits, _ and -.' },
+  { env: 'NATS_STREAM_REPLICAS', default: '1', doc: 'Replicas of the command stream and snapshot bucket when first created (1 on a single NATS server; 3 on the production three-node cluster). Changing it later: `nats stream edit`.' },
   { env: 'READ_STORE_URL', default: '(unset)', doc: 'PostgreSQL connection string (postgres://…) for the history read model; unset = SQLite in DATA_DIR/read.db. The read model is rebuilt from the journal if it is empty or behind.' },
   { env: 'READ_MODEL_WRITER', default: 'thread', doc: 'Where engine events are written into the history read model (read.db): thread = a worker thread; inline = on the event loop.' },
   { env: 'READ_MODEL_LINGER_MS', default: '50', doc: 'Under load, the read model is written at most once per this many ms (one transaction for everything that arrived meanwhile: far less work per order than many small ones). A history read does not wait out the linger: one that needs the newest commands projected starts the write at once (it then waits for that write, up to this many ms of commands).' },
@@ -260,8 +290,8 @@ function httpTimeouts(env: Env): HttpTimeouts {
   return t;
 }
 
-function readStoreUrl(raw: string): string {
-  if (raw !== '' && !/^postgres(ql)?:\/\//.test(raw)) throw new ConfigError(`READ_STORE_URL must be a postgres:// connection string, got "${raw}"`);
+function postgresUrl(name: string, raw: string): string {
+  if (raw !== '' && !/^postgres(ql)?:\/\//.test(raw)) throw new ConfigError(`${name} must be a postgres:// connection string, got "${raw}"`);
   return raw;
 }
 
@@ -274,6 +304,16 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
   if (!/^\d+(\.\d+)?$/.test(faucet)) throw new ConfigError(`FAUCET_AMOUNT must be a decimal, got "${faucet}"`);
   const journalWriter = str(env, 'JOURNAL_WRITER', 'thread');
   if (journalWriter !== 'thread' && journalWriter !== 'inline') throw new ConfigError(`JOURNAL_WRITER must be thread or inline, got "${journalWriter}"`);
+  const journal = str(env, 'JOURNAL', 'sqlite');
+  if (journal !== 'sqlite' && journal !== 'jetstream') throw new ConfigError(`JOURNAL must be sqlite or jetstream, got "${journal}"`);
+  const cluster = str(env, 'CLUSTER_NAME', 'perpx');
+  if (!isClusterName(cluster)) throw new ConfigError(`CLUSTER_NAME must be 1-64 letters, digits, _ or -, got "${cluster}"`);
+  const authStore = str(env, 'AUTH_STORE', 'sqlite');
+  if (authStore !== 'sqlite' && authStore !== 'postgres') throw new ConfigError(`AUTH_STORE must be sqlite or postgres, got "${authStore}"`);
+  const authDatabaseUrl = postgresUrl('AUTH_DATABASE_URL', str(env, 'AUTH_DATABASE_URL', ''));
+  if (authStore === 'postgres' && authDatabaseUrl === '') throw new ConfigError('AUTH_STORE=postgres needs AUTH_DATABASE_URL');
+  const realtimeBroker = str(env, 'REALTIME_BROKER', 'memory');
+  if (realtimeBroker !== 'memory' && realtimeBroker !== 'nats') throw new ConfigError(`REALTIME_BROKER must be memory or nats, got "${realtimeBroker}"`);
   const readModelWriter = str(env, 'READ_MODEL_WRITER', 'thread');
   if (readModelWriter !== 'thread' && readModelWriter !== 'inline') throw new ConfigError(`READ_MODEL_WRITER must be thread or inline, got "${readModelWriter}"`);
   const snapshotWriter = str(env, 'SNAPSHOT_WRITER', 'replica');
@@ -293,13 +333,19 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
     chainId,
     channelEnv: str(env, 'CHANNEL_ENV', 'futures-perp-dev'),
     accessTokenTtlSec: int(env, 'ACCESS_TOKEN_TTL_SEC', 300, 1),
+    marketDataTokenTtlSec: int(env, 'MARKET_DATA_TOKEN_TTL_SEC', 600, 1),
     refreshTokenTtlSec: int(env, 'REFRESH_TOKEN_TTL_SEC', 2592000, 1),
     refreshGraceSec: int(env, 'REFRESH_GRACE_SEC', 10),
     signatureThreads: int(env, 'SIGNATURE_THREADS', 2),
     journalWriter,
+    journal,
+    nats: { url: str(env, 'NATS_URL', 'nats://127.0.0.1:4222'), cluster, streamReplicas: int(env, 'NATS_STREAM_REPLICAS', 1, 1) },
     readModelWriter,
     readModelLingerMs: int(env, 'READ_MODEL_LINGER_MS', 50),
-    readStoreUrl: readStoreUrl(str(env, 'READ_STORE_URL', '')),
+    readStoreUrl: postgresUrl('READ_STORE_URL', str(env, 'READ_STORE_URL', '')),
+    authStore,
+    authDatabaseUrl,
+    realtimeBroker,
     snapshotEveryCommands: int(env, 'SNAPSHOT_EVERY_COMMANDS', 100000),
     snapshotEveryMs: int(env, 'SNAPSHOT_EVERY_MS', 300000),
     snapshotWriter,

@@ -109,7 +109,9 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     const verifier = shutdown.add('signing', buildSigning(config));
     const httpServers = shutdown.add('http servers', buildHttpServers());
     const instrumentStats = (id: string) => readModel.statistics.instrumentStats(id);
-    const realtime = shutdown.add('realtime', buildRealtime(config, { engine, auth: auth.auth, instrumentStats, log }));
+    const realtime = shutdown.add('realtime', await buildRealtime(config, {
+      engine, auth: auth.auth, checkConnectToken: (token) => auth.marketData.check(token), instrumentStats, log,
+    }));
     const { sequencer, submit, bus } = shutdown.add('sequencer', buildSequencer(config, {
       engine, durable, subscribers: [['read-model', projection.onBatch], ['realtime', realtime.onBatch]], onFatal: options.onFatal, log,
     }));

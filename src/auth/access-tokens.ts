@@ -8,6 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import type { SigningKey } from './jwt-signing-key.js';
 
+/** JWT `iss` of the tokens this exchange signs, unless configured otherwise. */
+export const DEFAULT_TOKEN_ISSUER = 'perpx';
+
 export interface AccessClaims {
   userId: string;
   exchangeId: number;

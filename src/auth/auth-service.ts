@@ -5,8 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { getAddress } from 'ethers';
-import type { Database } from 'better-sqlite3';
-import { AccessTokens, type AccessClaims } from './access-tokens.js';
+import { AccessTokens, DEFAULT_TOKEN_ISSUER, type AccessClaims } from './access-tokens.js';
 import { ApiKeyManager } from './api-key-manager.js';
 import { BoundedCache } from './bounded-cache.js';
 import { loadOrCreateSigningKey } from './jwt-signing-key.js';
@@ -18,7 +17,6 @@ import { sha256Hex } from './secrets.js';
 import { InProcessSessionEvents } from './session-events.js';
 import { verifySiweSignIn } from './siwe-verification.js';
 import { deriveSmartAccountAddress } from './smart-account.js';
-import { SqliteAuthStore } from './sqlite-auth-store.js';
 import type { AuthStore, SessionEvents } from './ports.js';
 import {
   AuthError,
@@ -37,7 +35,8 @@ import {
 } from './types.js';
 
 export interface AuthServiceOptions {
-  db: Database;
+  /** users, sessions, API keys (SqliteAuthStore in one process, PgAuthStore in a cluster); migrated here */
+  store: AuthStore;
   /** directory for the JWT signing key file */
   dataDir: string;
   /** the exchange's chain id (decimal string); SIWE messages must carry it */
@@ -67,14 +66,14 @@ const DEFAULTS = {
   refreshTokenTtlSec: 30 * 24 * 3600,
   refreshGraceSec: 10,
   nonceTtlSec: 300,
-  issuer: 'perpx',
+  issuer: DEFAULT_TOKEN_ISSUER,
 };
 
 /** Tokens are checked against clocks of other nodes too: revocations are remembered this much longer. */
 const CLOCK_SLACK_MS = 60_000;
 
 export async function createAuthService(opts: AuthServiceOptions): Promise<WalletAuthService> {
-  const store = new SqliteAuthStore(opts.db);
+  const store = opts.store;
   await store.migrate();
   const key = await loadOrCreateSigningKey(opts.dataDir);
   const now = opts.now ?? Date.now;

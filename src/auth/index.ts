@@ -3,8 +3,13 @@ export { createAuthService, WalletAuthService, type AuthServiceOptions } from '.
 export { AuthError, SCOPES, isScope } from './types.js';
 export type { AuthService, AuthContext, UserRecord, TokenPair, SignInBody, ApiKeyRecord, Role, Scope, SessionRevoked, VerifiedAccessToken } from './types.js';
 export { InProcessSessionEvents } from './session-events.js';
+export { NatsSessionEvents, type NatsSessionEventsOptions } from './nats-session-events.js';
 export type { SessionEvents } from './ports.js';
 export type { AuthStore } from './ports.js';
 export { SqliteAuthStore } from './sqlite-auth-store.js';
+export { PgAuthStore, type PgAuthStoreOptions } from './pg-auth-store.js';
 export { DEFAULT_ALLOWED_DOMAINS } from './origin-allow-list.js';
 export { deriveSmartAccountAddress } from './smart-account.js';
+export { MarketDataTokens, type MarketDataTokenCheck } from './market-data-tokens.js';
+export { loadOrCreateSigningKey } from './jwt-signing-key.js';
+export { DEFAULT_TOKEN_ISSUER } from './access-tokens.js';

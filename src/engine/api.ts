@@ -24,8 +24,12 @@ export interface EngineSnapshot {
 }
 
 export interface ExchangeEngine {
-  /** Applies one command. Deterministic: no wall clock, no randomness, no I/O. */
-  apply(cmd: Command): CommandResult;
+  /**
+   * Applies one command. Deterministic: no wall clock, no randomness, no I/O. With `retractRefusal`, a refusal
+   * that changed nothing (no event, no state) gives back its seq and comes back `retracted`: the sequencer
+   * answers it without journaling it. Replays apply without it, so journals that hold refusals still replay.
+   */
+  apply(cmd: Command, retractRefusal?: boolean): CommandResult;
   /** Number of commands applied so far (the journal sequence of the last one). */
   readonly seq: number;
 

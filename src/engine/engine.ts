@@ -121,9 +121,12 @@ export class Engine extends EngineViews implements ExchangeEngine {
    * risk sweep (liquidation and ADL of every account the command may have put in breach), then the final
    * state of everything changed, as events.
    */
-  apply(cmd: Command): CommandResult {
-    const { ctx, stages } = this;
-    this.s.seq++;
+  apply(cmd: Command, retractRefusal = false): CommandResult {
+    const { ctx, stages, s } = this;
+    s.seq++;
+    // What housekeeping or a refusal path could change without an event (checked before retracting).
+    const accounts = s.accounts.size;
+    const prunedDay = s.prunedDay;
     ctx.begin(cmd.ts);
     stages.lifecycle.expireDayOrders();
     stages.lifecycle.pruneUsedIds();
@@ -131,6 +134,10 @@ export class Engine extends EngineViews implements ExchangeEngine {
     if (ctx.riskCandidates.size > 0 || this.liquidator.deficitsPayable) this.liquidator.sweep(ctx.riskCandidates);
     const withOrders = reply.ok && (reply.order !== undefined || reply.orders !== undefined);
     ctx.flush(withOrders);
+    if (retractRefusal && !reply.ok && ctx.events.length === 0 && s.accounts.size === accounts && s.prunedDay === prunedDay) {
+      s.seq--;
+      return { reply: reply as Reply, events: ctx.events, retracted: true };
+    }
     return { reply: withOrders ? this.replyWithViews(reply) : (reply as Reply), events: ctx.events };
   }
 

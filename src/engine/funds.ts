@@ -16,6 +16,12 @@ function parseAmount(amount: string): Money | null {
   return v > 0n ? v : null;
 }
 
+/**
+ * The most an account may hold after a deposit: 10^8 USDT. Every amount then fits the read model's 64-bit
+ * integers with room for sums; a larger credit is refused rather than breaking the projection.
+ */
+export const MAX_DEPOSITED_BALANCE: Money = 10n ** 16n;
+
 export class Funds {
   constructor(private readonly ctx: CommandContext, private readonly stages: Stages) {}
 
@@ -27,6 +33,10 @@ export class Funds {
     if (amount === null) return fail(400, 'INVALID_AMOUNT', 'Amount must be a positive integer count of 1e-8');
     if (typeof transferId !== 'string' || transferId.length === 0 || s.transferIds.has(transferId)) {
       return fail(409, 'DUPLICATE_TRANSFER', 'Transfer id already used');
+    }
+    const held = s.accounts.get(userId)?.balance ?? 0n;
+    if (held + amount > MAX_DEPOSITED_BALANCE) {
+      return fail(422, 'DEPOSIT_LIMIT', `A deposit may not bring a balance above ${MAX_DEPOSITED_BALANCE / 100_000_000n} USDT`);
     }
     const acc = ctx.accountOf(userId);
     acc.balance += amount;

@@ -1,6 +1,6 @@
 /** Positions: the view every position event and route shows, and leverage changes. */
 import { mulDivHalfUp, notional, notionalExact, quotientScratch, scaledQuotient, SCALE_N } from '../domain/fixed.js';
-import { costUnits, unrealizedPnL, unrealizedUnits, type Account, type Position } from './account.js';
+import { costUnits, newAccount, unrealizedPnL, unrealizedUnits, type Account, type Position } from './account.js';
 import type { CommandContext } from './command-context.js';
 import { maintenanceMargin, maintenanceMarginUnits, notionalCap } from './instrument-rules.js';
 import { adlLevel, adlLevelUnits, bankruptcyPrice, bankruptcyPriceUnits } from './margin.js';
@@ -58,13 +58,14 @@ export class Positions {
     if (!Number.isInteger(leverage) || leverage < 1 || leverage > m.rules.maxLeverage) {
       return fail(400, 'INVALID_LEVERAGE', `Leverage must be an integer from 1 to ${m.rules.maxLeverage}`);
     }
-    const acc = ctx.accountOf(userId);
+    // Checked on an unlisted account for a new user: a refusal must not create one.
+    const acc = ctx.s.accounts.get(userId) ?? newAccount(userId);
     const pos = acc.positions.get(instrument);
     if ((acc.leverage.get(instrument) ?? 1) !== leverage) {
       if (this.stages.risk.available(acc, instrument, 0n, 0n, leverage) < 0n) return fail(422, 'INSUFFICIENT_BALANCE', `Insufficient available balance for ${leverage}x leverage`);
       const cap = notionalCap(m.rules, leverage);
       if (cap !== null && pos && pos.cost > cap) return fail(422, 'LEVERAGE_LIMIT', capRefusal(leverage));
-      acc.leverage.set(instrument, leverage);
+      ctx.accountOf(userId).leverage.set(instrument, leverage);
       if (pos && pos.qty !== 0) ctx.touchPosition(acc, pos);
     }
     return pos && pos.qty !== 0 ? { ok: true, position: positionView(ctx.s, acc, pos) } : { ok: true };

@@ -222,4 +222,6 @@ export type Reply<O = OrderView> =
 export interface CommandResult {
   reply: Reply;
   events: EngineEvent[];
+  /** A refusal that changed nothing, applied with `retractRefusal`: it used no seq and is not to be journaled. */
+  retracted?: true;
 }

@@ -23,6 +23,12 @@ export function prepareJournalTable(db: Database.Database): void {
   if (!columns.some((c) => c.name === 'crc')) db.exec('ALTER TABLE commands ADD COLUMN crc INTEGER');
 }
 
+/** The last row's seq and ts (zeros for an empty journal). */
+export function journalTail(db: Database.Database): { seq: number; ts: number } {
+  const last = db.prepare('SELECT seq, ts FROM commands ORDER BY seq DESC LIMIT 1').get() as { seq: number; ts: number } | undefined;
+  return last ?? { seq: 0, ts: 0 };
+}
+
 const header = Buffer.alloc(16);
 
 /** CRC-32 of seq and ts (two little-endian float64) followed by the body as stored (UTF-8 for JSON text). */

@@ -13,11 +13,11 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Command } from '../engine/commands.js';
-import { JournalWriteError, type CommandJournal, type JournalEntry } from './ports.js';
+import { JournalWriteError, type JournalEntry } from './ports.js';
 import { readJournalFile } from './sqlite-journal-reader.js';
-import { AppendBuffer, forEachRow, type AppendBatch } from './append-buffer.js';
-import { INSERT_ROW, prepareJournalTable, rowChecksum } from './sqlite-journal-table.js';
+import { forEachRow, type AppendBatch } from './append-buffer.js';
+import { BufferedJournal } from './buffered-journal.js';
+import { INSERT_ROW, journalTail, prepareJournalTable, rowChecksum } from './sqlite-journal-table.js';
 
 export interface SqliteJournalOptions {
   /** Database file, e.g. `data/journal.db`; parent directories are created. */
@@ -30,38 +30,25 @@ export interface SqliteJournalOptions {
   walAutocheckpointPages?: number;
 }
 
-export class SqliteJournal implements CommandJournal {
+export class SqliteJournal extends BufferedJournal {
   private readonly db: Database.Database;
   private readonly insert: Database.Statement<[number, number, string | Buffer, number]>;
   private readonly writeBatch: (batch: AppendBatch) => void;
-  private readonly pending: AppendBuffer;
-  private committedSeq: number;
-  private failure: Error | undefined;
-  private closed = false;
 
   constructor(private readonly file: string, walAutocheckpointPages = 10_000) {
     mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma(`wal_autocheckpoint = ${Math.max(1, Math.floor(walAutocheckpointPages))}`);
-    prepareJournalTable(this.db);
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma(`wal_autocheckpoint = ${Math.max(1, Math.floor(walAutocheckpointPages))}`);
+    prepareJournalTable(db);
+    super(journalTail(db));
+    this.db = db;
     this.insert = this.db.prepare(INSERT_ROW);
     const row = (seq: number, ts: number, body: string | Buffer): void => {
       this.insert.run(seq, ts, body, rowChecksum(seq, ts, body));
     };
     this.writeBatch = this.db.transaction((batch: AppendBatch) => forEachRow(batch, row));
-    const last = this.db.prepare('SELECT seq, ts FROM commands ORDER BY seq DESC LIMIT 1').get() as
-      | { seq: number; ts: number }
-      | undefined;
-    this.committedSeq = last?.seq ?? 0;
-    this.pending = new AppendBuffer(this.committedSeq, last?.ts ?? 0);
-  }
-
-  append(seq: number, command: Command): void {
-    if (this.closed) throw new Error('journal is closed');
-    if (this.failure) throw this.failure;
-    this.pending.append(seq, command);
   }
 
   flush(): Promise<void> {
@@ -85,26 +72,8 @@ export class SqliteJournal implements CommandJournal {
     return readJournalFile(this.file, fromSeqExclusive);
   }
 
-  lastSeq(): number {
-    return this.pending.lastSeq;
-  }
-
-  durableSeq(): number {
-    return this.committedSeq;
-  }
-
-  lastTs(): number {
-    return this.pending.lastTs;
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    try {
-      if (!this.failure) await this.flush();
-    } finally {
-      this.closed = true;
-      this.db.close();
-    }
+  protected override release(): void {
+    this.db.close();
   }
 }
 

@@ -16,14 +16,14 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import type { Command } from '../engine/commands.js';
 import type { WriterInit, WriterReply, WriterRequest } from './journal-writer-protocol.js';
-import { JournalWriteError, type CommandJournal, type JournalEntry } from './ports.js';
+import { JournalWriteError, type JournalEntry } from './ports.js';
 import type { SqliteJournalOptions } from './sqlite-journal.js';
 import { startSiblingWorker } from '../workers/start-worker.js';
 import { readJournalFile } from './sqlite-journal-reader.js';
-import { AppendBuffer, batchTransferList } from './append-buffer.js';
-import { prepareJournalTable } from './sqlite-journal-table.js';
+import { batchTransferList } from './append-buffer.js';
+import { BufferedJournal } from './buffered-journal.js';
+import { journalTail, prepareJournalTable } from './sqlite-journal-table.js';
 
 
 interface InFlight {
@@ -32,31 +32,17 @@ interface InFlight {
   reject: (err: Error) => void;
 }
 
-export class ThreadedSqliteJournal implements CommandJournal {
+export class ThreadedSqliteJournal extends BufferedJournal {
   private readonly writer: Worker;
   private readonly inFlight = new Map<number, InFlight>();
   private nextId = 1;
-  private readonly pending: AppendBuffer;
-  private committedSeq: number;
-  private failure: Error | undefined;
-  private closed = false;
   private closing: Promise<void> | undefined;
   /** The newest write; the writer answers in order, so its commit covers every earlier one. */
   private newest: Promise<void> = Promise.resolve();
 
   constructor(private readonly file: string, walAutocheckpointPages = 10_000) {
-    mkdirSync(dirname(file), { recursive: true });
     // Schema and tail on this thread, so the journal is usable (lastSeq etc.) as soon as it is constructed.
-    const db = new Database(file);
-    try {
-      db.pragma('journal_mode = WAL');
-      prepareJournalTable(db);
-      const last = db.prepare('SELECT seq, ts FROM commands ORDER BY seq DESC LIMIT 1').get() as { seq: number; ts: number } | undefined;
-      this.committedSeq = last?.seq ?? 0;
-      this.pending = new AppendBuffer(this.committedSeq, last?.ts ?? 0);
-    } finally {
-      db.close();
-    }
+    super(preparedTail(file));
     const init: WriterInit = { file, walAutocheckpointPages: Math.max(1, Math.floor(walAutocheckpointPages)) };
     this.writer = startSiblingWorker(import.meta.url, 'journal-writer-worker', init);
     this.writer.unref(); // idle, it must not keep the process alive; ref'd while a write is in flight
@@ -65,12 +51,6 @@ export class ThreadedSqliteJournal implements CommandJournal {
     this.writer.on('exit', (code) => {
       if (!this.closed) this.fail(new Error(`journal writer thread exited with code ${code}`));
     });
-  }
-
-  append(seq: number, command: Command): void {
-    if (this.closed) throw new Error('journal is closed');
-    if (this.failure) throw this.failure;
-    this.pending.append(seq, command);
   }
 
   flush(): Promise<void> {
@@ -86,19 +66,7 @@ export class ThreadedSqliteJournal implements CommandJournal {
     return readJournalFile(this.file, fromSeqExclusive);
   }
 
-  lastSeq(): number {
-    return this.pending.lastSeq;
-  }
-
-  durableSeq(): number {
-    return this.committedSeq;
-  }
-
-  lastTs(): number {
-    return this.pending.lastTs;
-  }
-
-  close(): Promise<void> {
+  override close(): Promise<void> {
     this.closing ??= (async () => {
       try {
         if (!this.failure) await this.flush();
@@ -140,6 +108,19 @@ export class ThreadedSqliteJournal implements CommandJournal {
     this.failure ??= JournalWriteError.from(err);
     for (const f of this.inFlight.values()) f.reject(this.failure);
     this.inFlight.clear();
+  }
+}
+
+/** Creates the table if needed and reads the tail, on a connection closed again at once. */
+function preparedTail(file: string): { seq: number; ts: number } {
+  mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    prepareJournalTable(db);
+    return journalTail(db);
+  } finally {
+    db.close();
   }
 }
 

@@ -7,21 +7,27 @@
 import type { AuthService } from '../auth/types.js';
 import { ORDER_BOOK_GROUPINGS } from '../domain/enums.js';
 import type { ExchangeEngine } from '../engine/api.js';
-import type { AuthenticateConnect, Authorization, Authorize, HistoryPolicy, HistoryPolicyFor } from './ports.js';
+import type { Authorization, Authorize, CheckConnectToken, HistoryPolicy, HistoryPolicyFor } from './ports.js';
 import { ErrorCode } from './codes.js';
 
 export const USER_CHANNELS = ['user', 'funding', 'transfer-update', 'position', 'order', 'orderFills', 'order-fee', 'tpsl'] as const;
 export const PUBLIC_CHANNELS = ['heartbeat', 'info', 'instruments', 'coin-price', 'funding-rate'] as const;
+/** Per-instrument trade channels, `{name}-{instrument}`; order books are `orderBook-{instrument}-{suffix}`. */
+export const INSTRUMENT_CHANNELS = ['recent-trade', 'trade'] as const;
 export const BOOK_SUFFIXES = [...ORDER_BOOK_GROUPINGS, 'best'] as const;
+/** Public channels that keep history like the per-user ones. */
+export const RECOVERABLE_PUBLIC_CHANNELS: ReadonlyArray<(typeof PUBLIC_CHANNELS)[number]> = ['funding-rate'];
 
 /** History kept by recoverable channels (per-user channels and funding-rate). */
 export const RECOVERABLE_HISTORY: HistoryPolicy = { size: 1000, ttlMs: 600_000 };
 /** Price levels per side sent on orderBook channels. */
 export const BOOK_CHANNEL_LEVELS = 50;
 
-const USER_RE = new RegExp(`^(${USER_CHANNELS.join('|')})-(\\d+)$`);
-const BOOK_RE = /^orderBook-([A-Za-z0-9_]+)-(0\.1|1|10|50|100|best)$/;
-const TRADE_RE = /^(recent-trade|trade)-([A-Za-z0-9_]+)$/;
+/** `a|b|c` of literal names (a grouping like `0.1` has a dot). */
+const alternatives = (names: readonly string[]) => names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+const USER_RE = new RegExp(`^(${alternatives(USER_CHANNELS)})-(\\d+)$`);
+const BOOK_RE = new RegExp(`^orderBook-([A-Za-z0-9_]+)-(${alternatives(BOOK_SUFFIXES)})$`);
+const TRADE_RE = new RegExp(`^(${alternatives(INSTRUMENT_CHANNELS)})-([A-Za-z0-9_]+)$`);
 
 export type ParsedChannel =
   | { kind: 'public'; name: string }
@@ -82,7 +88,7 @@ export class ChannelPolicy {
 
   /** May this client subscribe to `channel` with this subscribe data? */
   /** A connect token is an access token: valid, expired (109, the client fetches another) or invalid (3500). */
-  readonly authenticateConnect: AuthenticateConnect = async (token) => {
+  readonly checkConnectToken: CheckConnectToken = async (token) => {
     if (await this.auth.verifyAccessToken(token)) return 'valid';
     const exp = unverifiedExpiryMs(token);
     return exp !== undefined && exp <= this.now() ? 'expired' : 'invalid';
@@ -126,7 +132,7 @@ export class ChannelPolicy {
 
   readonly historyFor: HistoryPolicyFor = (channel) => {
     const p = parseChannel(this.env, channel);
-    if (p.kind === 'user' || (p.kind === 'public' && p.name === 'funding-rate')) return RECOVERABLE_HISTORY;
+    if (p.kind === 'user' || (p.kind === 'public' && (RECOVERABLE_PUBLIC_CHANNELS as readonly string[]).includes(p.name))) return RECOVERABLE_HISTORY;
     return null;
   };
 }

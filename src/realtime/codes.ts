@@ -80,9 +80,9 @@ export const Disconnects = {
   noPong: { code: DisconnectCode.noPong, reason: 'no pong' },
   stale: { code: DisconnectCode.stale, reason: 'stale' },
   badRequest: { code: DisconnectCode.badRequest, reason: 'bad request' },
-  invalidToken: { code: DisconnectCode.invalidToken, reason: 'invalid token' },
   serverError: { code: DisconnectCode.serverError, reason: 'internal server error' },
   tooManyRequests: { code: DisconnectCode.tooManyRequests, reason: 'too many requests' },
+  invalidToken: { code: DisconnectCode.invalidToken, reason: 'invalid token' },
 } satisfies Record<string, Disconnect>;
 
 /** True when the centrifuge client reconnects after this disconnect code. */

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { WebSocket, type RawData } from 'ws';
-import type { AuthenticateConnect, Authorize, Broker, ClientInfo, ConnectVerdict, HistoryPolicyFor, Logger } from './ports.js';
+import type { Authorize, Broker, CheckConnectToken, ClientInfo, HistoryPolicyFor, Logger } from './ports.js';
 import { Disconnects, Errors, type Disconnect, type ProtocolError } from './codes.js';
 import type { Hub } from './hub.js';
 import { CommandLimiter, type ClientCommandKind, type RealtimeLimits } from './limits.js';
@@ -14,7 +14,6 @@ import {
   encodeReply,
   parseFrame,
   type ClientCommand,
-  type ConnectRequest,
   type HistoryRequest,
 } from './protocol.js';
 import type { FrameBuilder } from './frame-builder.js';
@@ -36,8 +35,8 @@ export interface ConnectionContext {
   broker: Broker;
   hub: Hub;
   authorize: Authorize;
-  /** Checks connect tokens; without it a token is ignored (channels carry their own credentials). */
-  authenticateConnect?: AuthenticateConnect;
+  /** Checks a connect command's token (market-data tokens); absent: tokens are not looked at. */
+  checkConnectToken?: CheckConnectToken;
   historyFor: HistoryPolicyFor;
   logger: Logger;
   counters: { messagesSent: number; framesSent: number; bytesSent: number; slowDisconnects: number };
@@ -49,8 +48,8 @@ export interface ConnectionContext {
   closed(conn: Connection): void;
 }
 
-/** Commands held while the connect token is verified; a client pipelining more than this is disconnected. */
-const MAX_COMMANDS_WAITING_FOR_CONNECT = 100;
+/** Commands a client may send while its connect token is checked; one more is a bad request. */
+const MAX_QUEUED_WHILE_CONNECTING = 64;
 
 // Commands this server knows but does not offer: a clear error instead of 104.
 const NOT_AVAILABLE = new Set(['refresh', 'sub_refresh', 'presence', 'presence_stats']);
@@ -58,9 +57,9 @@ const NOT_AVAILABLE = new Set(['refresh', 'sub_refresh', 'presence', 'presence_s
 export class Connection implements SubscriptionsHost {
   readonly info: ClientInfo;
   private connected = false;
+  /** Commands that arrived while the connect token is being checked (null when none is). */
+  private connecting: ClientCommand[] | null = null;
   private ended = false;
-  /** Commands that arrived while the connect token is being verified, run in order afterwards; null otherwise. */
-  private waiting: ClientCommand[] | null = null;
   private readonly subscriptions: ConnectionSubscriptions;
   private readonly limiter: CommandLimiter | null;
   private pending: Buffer[] = [];
@@ -214,9 +213,9 @@ export class Connection implements SubscriptionsHost {
   }
 
   private handle(cmd: ClientCommand): void {
-    if (this.waiting) {
-      if (this.waiting.length >= MAX_COMMANDS_WAITING_FOR_CONNECT) this.disconnect(Disconnects.tooManyRequests, { push: true });
-      else this.waiting.push(cmd);
+    if (this.connecting) {
+      if (this.connecting.length >= MAX_QUEUED_WHILE_CONNECTING) this.disconnect(Disconnects.badRequest);
+      else this.connecting.push(cmd);
       return;
     }
     const id = cmd.id;
@@ -229,7 +228,7 @@ export class Connection implements SubscriptionsHost {
       return;
     }
     if (!this.connected) {
-      if (cmd.connect) this.handleConnect(id, cmd.connect);
+      if (cmd.connect) this.handleConnect(id, cmd.connect.token);
       else this.disconnect(Disconnects.badRequest); // Centrifugo: first command must be connect
       return;
     }
@@ -252,44 +251,40 @@ export class Connection implements SubscriptionsHost {
     }
   }
 
-  private handleConnect(id: number, req: ConnectRequest): void {
-    const token = typeof req === 'object' && req !== null ? req.token : undefined;
-    const authenticate = this.ctx.authenticateConnect;
-    if (typeof token !== 'string' || token === '' || !authenticate) {
+  /**
+   * A connect without a token is accepted at once. With one, the commands that follow wait for its check: valid →
+   * connected, then they run in order; expired → error 109 (the client renews the token and connects again);
+   * anything else → 3500 invalid token. The token's expiry does not end the connection later: a market-data token
+   * grants no more than the public channels, and an access token only authorizes subscribes, each of which then
+   * lives by its own session.
+   */
+  private handleConnect(id: number, token: unknown): void {
+    const check = this.ctx.checkConnectToken;
+    if (!check || token === undefined || token === '') {
       this.acceptConnect(id);
       return;
     }
-    this.waiting = [];
-    authenticate(token).then(
-      (verdict) => this.connectVerified(id, token, verdict),
-      (err) => {
-        this.ctx.logger.error({ err, client: this.info.id }, 'connect token check failed');
-        this.waiting = null;
-        this.replyError(id, Errors.internal); // temporary: the client reconnects
-      },
-    );
-  }
-
-  private connectVerified(id: number, token: string, verdict: ConnectVerdict): void {
-    const queued = this.waiting ?? [];
-    this.waiting = null;
-    if (this.isClosed) return;
-    if (verdict === 'invalid') {
-      this.disconnect(Disconnects.invalidToken);
+    if (typeof token !== 'string') {
+      this.disconnect(Disconnects.badRequest);
       return;
     }
-    if (verdict === 'expired') {
-      // 109: the client gets a new token (getToken) and reconnects. What it sent meanwhile was sent on a
-      // connection that never opened, so it is dropped.
-      this.replyError(id, Errors.tokenExpired);
-      return;
-    }
-    this.info.connectToken = token;
-    this.acceptConnect(id);
-    for (const cmd of queued) {
+    this.connecting = [];
+    check(token).then((verdict) => {
+      const queued = this.connecting ?? [];
+      this.connecting = null;
       if (this.isClosed) return;
-      this.handle(cmd);
-    }
+      if (verdict === 'expired') this.replyError(id, Errors.tokenExpired);
+      else if (verdict !== 'valid') this.disconnect(Disconnects.invalidToken);
+      else {
+        this.info.connectToken = token;
+        this.acceptConnect(id);
+        for (const cmd of queued) if (!this.isClosed) this.handle(cmd);
+      }
+    }, (err: unknown) => {
+      this.connecting = null;
+      this.ctx.logger.error({ err, client: this.info.id }, 'connect token check failed');
+      this.disconnect(Disconnects.serverError);
+    });
   }
 
   private acceptConnect(id: number): void {

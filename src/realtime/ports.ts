@@ -83,7 +83,7 @@ export interface ClientInfo {
   id: string;
   remoteAddress?: string;
   userAgent?: string;
-  /** The token the client connected with, once verified: a subscribe without its own credential uses it. */
+  /** The token the client connected with, once found valid: a subscribe without a credential of its own uses it. */
   connectToken?: string;
 }
 
@@ -111,14 +111,10 @@ export type Authorization =
 export type Authorize = (channel: string, data: unknown, client: ClientInfo) => Promise<Authorization>;
 
 /**
- * What a connect token is worth (Centrifugo's connection token): `valid` lets the connection on, and its
- * subscribes may use the token as their credential; `expired` answers 109, on which the client gets a new
- * token and reconnects; `invalid` disconnects with 3500 "invalid token".
+ * Checks the token of a connect command (a market-data token). It grants nothing beyond the public channels,
+ * which need none: it is checked so a client given a bad or expired one learns so (3500, or 109 to renew it).
  */
-export type ConnectVerdict = 'valid' | 'expired' | 'invalid';
-
-/** Checks the token of a connect command. A connect without a token is always let on. */
-export type AuthenticateConnect = (token: string) => Promise<ConnectVerdict>;
+export type CheckConnectToken = (token: string) => Promise<'valid' | 'expired' | 'invalid'>;
 
 /** Which channels keep history (and so are recoverable); null for the others. */
 export type HistoryPolicyFor = (channel: string) => HistoryPolicy | null;

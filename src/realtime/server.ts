@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import {
-  silentLogger, type AuthenticateConnect, type Authorize, type Broker, type HistoryOptions, type HistoryPolicyFor, type HistoryResult, type Logger, type RealtimeStats, type StreamPosition,
+  silentLogger, type Authorize, type Broker, type CheckConnectToken, type HistoryOptions, type HistoryPolicyFor, type HistoryResult, type Logger, type RealtimeStats, type StreamPosition,
 } from './ports.js';
 import { Disconnects, DisconnectCode } from './codes.js';
 import { Connection, type ConnectionContext, type ConnectionSettings } from './connection.js';
@@ -24,8 +24,8 @@ export interface RealtimeServerOptions {
   /** Default: a new InMemoryBroker (closed with the server). */
   broker?: Broker;
   authorize: Authorize;
-  /** Checks the token of a connect command (109 when expired). Default: connect tokens are ignored. */
-  authenticateConnect?: AuthenticateConnect;
+  /** Checks a connect command's token. Default: none is checked (a token, if sent, is ignored). */
+  checkConnectToken?: CheckConnectToken;
   /** History (recoverability) per channel. Default: no channel keeps history. */
   historyFor?: HistoryPolicyFor;
   /** Server ping period. Default 25 000 ms. Announced to clients in whole seconds. */
@@ -93,7 +93,8 @@ export interface RealtimeServer {
   close(reason?: string): Promise<void>;
 }
 
-const DEFAULT_PATH = '/connection/websocket';
+/** The websocket path centrifuge clients use. */
+export const DEFAULT_WS_PATH = '/connection/websocket';
 
 /** Answers an upgrade with a plain HTTP error (the centrifuge client reconnects with backoff). */
 function refuseUpgrade(socket: Duplex, status: 429 | 503, reason: string): void {
@@ -105,7 +106,7 @@ function refuseUpgrade(socket: Duplex, status: 429 | 503, reason: string): void 
 }
 
 export function createRealtimeServer(opts: RealtimeServerOptions): RealtimeServer {
-  const path = opts.path ?? DEFAULT_PATH;
+  const path = opts.path ?? DEFAULT_WS_PATH;
   const logger = opts.logger ?? silentLogger;
   const ownBroker = !opts.broker;
   const broker = opts.broker ?? new InMemoryBroker();
@@ -137,7 +138,7 @@ export function createRealtimeServer(opts: RealtimeServerOptions): RealtimeServe
     broker,
     hub,
     authorize: opts.authorize,
-    authenticateConnect: opts.authenticateConnect,
+    checkConnectToken: opts.checkConnectToken,
     historyFor,
     logger,
     counters,

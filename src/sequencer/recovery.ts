@@ -164,7 +164,8 @@ export async function restoreNewestVerified<E extends ExchangeEngine>(
 }
 
 export interface VerifyOptions {
-  journal: CommandJournal;
+  /** Only read: a reader of another process's journal will do. */
+  journal: Pick<CommandJournal, 'read'>;
   createEngine: () => ExchangeEngine;
   /** The state to check against, typically `await sequencer.checkpoint()` or a recovered engine's. */
   expected: { seq: number; stateHash: string };
@@ -220,6 +221,21 @@ export function replayJournal(engine: ExchangeEngine, reader: JournalReader, unt
 }
 
 /**
+ * Applies one journaled command as replay does (no refusal retracted, so a journal holding refusals replays),
+ * checking it is the next seq: recovery, the snapshot replica and the cluster's engine followers share it.
+ */
+export function applyJournalEntry(engine: ExchangeEngine, entry: JournalEntry): CommandResult {
+  if (entry.seq !== engine.seq + 1) {
+    throw new JournalIntegrityError(`journal gap: engine at seq ${engine.seq}, next entry is ${entry.seq}`);
+  }
+  const result = engine.apply(entry.command);
+  if (engine.seq !== entry.seq) {
+    throw new JournalIntegrityError(`engine at seq ${engine.seq} after replaying entry ${entry.seq}`);
+  }
+  return result;
+}
+
+/**
  * Applies entries up to `untilSeq` (inclusive), checking they are contiguous. Yields to the event loop
  * between progress reports so a CLI can redraw and a live server keeps serving during verification.
  */
@@ -234,13 +250,7 @@ async function replay(
   let replayed = 0;
   const step = (entry: JournalEntry): boolean => {
     if (entry.seq > untilSeq) return false;
-    if (entry.seq !== engine.seq + 1) {
-      throw new JournalIntegrityError(`journal gap: engine at seq ${engine.seq}, next entry is ${entry.seq}`);
-    }
-    const result = engine.apply(entry.command);
-    if (engine.seq !== entry.seq) {
-      throw new JournalIntegrityError(`engine at seq ${engine.seq} after replaying entry ${entry.seq}`);
-    }
+    const result = applyJournalEntry(engine, entry);
     onApplied?.(entry, result);
     replayed++;
     return true;

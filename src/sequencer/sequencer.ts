@@ -3,9 +3,11 @@
  * The single writer. Every state change goes through `submit`, which
  *   1. stamps `ts` (monotonic non-decreasing, from an injectable clock),
  *   2. applies the command to the engine synchronously (arrival order = seq order),
- *   3. appends it to the journal (refusals too: they replay to the same refusal),
+ *   3. appends it to the journal, unless the engine refused it without changing anything: such a refusal
+ *      uses no seq and is never journaled (a refused request leaves the sequence where it was),
  *   4. after the group-commit flush covering it, publishes its events and resolves the caller.
- * Nobody sees a reply or an event that a crash could take back.
+ * Nobody sees a reply or an event that a crash could take back: a retracted refusal is answered only after
+ * the commands before it are durable, since what it says may depend on them.
  *
  * Fail-stop: if the journal cannot write, the sequencer refuses everything from then on and rejects
  * whatever is not durable. The in-memory engine is then ahead of the journal and must not be trusted:
@@ -75,7 +77,9 @@ export class EngineFaultError extends Error {
 }
 
 interface Pending {
+  /** Its own seq; for a retracted refusal, the seq of the command before it. */
   seq: number;
+  retracted: boolean;
   ts: number;
   kind: CommandKind;
   result: CommandResult;
@@ -190,7 +194,7 @@ export class Sequencer {
     const t0 = performance.now();
     let result: CommandResult;
     try {
-      result = this.engine.apply(command);
+      result = this.engine.apply(command, true);
     } catch (err) {
       const fault = new EngineFaultError(`engine threw on seq ${seq} (${command.kind}): ${String(err)}`, { cause: err });
       // Commands before this one are fine: let them become durable and be acknowledged.
@@ -198,6 +202,7 @@ export class Sequencer {
       return Promise.reject(fault);
     }
     const t1 = performance.now();
+    if (result.retracted === true) return this.answerRetracted(command, result, t0, t1);
     if (this.engine.seq !== seq) {
       const err = new JournalIntegrityError(`engine seq ${this.engine.seq} after applying seq ${seq}`);
       this.halt(err, true);
@@ -220,9 +225,23 @@ export class Sequencer {
     stats.applyLatency.observe((t1 - t0) / 1000);
 
     const promise = new Promise<CommandResult>((resolve, reject) => {
-      this.pending.push({ seq, ts, kind: command.kind, result, submittedAt: t0, resolve, reject });
+      this.pending.push({ seq, retracted: false, ts, kind: command.kind, result, submittedAt: t0, resolve, reject });
     });
     this.maybeSnapshot(seq, ts);
+    if (this.pending.length >= this.maxGroupCommands) this.runFlush();
+    else this.scheduleFlush();
+    return promise;
+  }
+
+  /** A refusal that changed nothing: queued behind the commands before it, with no journal entry and no event. */
+  private answerRetracted(command: Command, result: CommandResult, t0: number, t1: number): Promise<CommandResult> {
+    const stats = this.stats;
+    stats.commandsByKind[command.kind] = (stats.commandsByKind[command.kind] ?? 0) + 1;
+    stats.refusedByKind[command.kind] = (stats.refusedByKind[command.kind] ?? 0) + 1;
+    stats.applyLatency.observe((t1 - t0) / 1000);
+    const promise = new Promise<CommandResult>((resolve, reject) => {
+      this.pending.push({ seq: this.engine.seq, retracted: true, ts: command.ts, kind: command.kind, result, submittedAt: t0, resolve, reject });
+    });
     if (this.pending.length >= this.maxGroupCommands) this.runFlush();
     else this.scheduleFlush();
     return promise;
@@ -324,19 +343,19 @@ export class Sequencer {
       const t1 = f.finishedAt;
       stats.flushLatency.observe((t1 - f.startedAt) / 1000);
       stats.flushes++;
-      stats.flushedCommands += batch.length;
       this.durableSeq = batch[batch.length - 1].seq;
       const bus = this.bus;
       const ack = stats.ackLatency;
       for (let i = 0; i < batch.length; i++) {
         const p = batch[i];
-        if (bus) {
+        if (bus && !p.retracted) {
           try {
             bus.publish({ seq: p.seq, ts: p.ts, kind: p.kind, events: p.result.events });
           } catch (err) {
             this.log.error({ err, seq: p.seq }, 'event bus publish failed');
           }
         }
+        if (!p.retracted) stats.flushedCommands++;
         ack.observe((t1 - p.submittedAt) / 1000);
         p.resolve(p.result);
       }

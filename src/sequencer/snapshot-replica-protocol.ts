@@ -1,9 +1,10 @@
 /** Messages between ThreadedSnapshotReplica and its worker thread. */
+import type { DurableLocation } from '../journal/durable-location.js';
+
 export interface ReplicaInit {
-  /** The SQLite journal file; the worker reads committed commands through its own read-only connection. */
-  journalFile: string;
-  snapshotDir: string;
-  /** Snapshot files to keep (FileSnapshotStore's `keep`). */
+  /** The journal and snapshots the worker opens on its own connection (read-only for the journal). */
+  location: DurableLocation;
+  /** Snapshots to keep (the store's `keep`). */
   keep: number;
 }
 

@@ -6,8 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { createEngine, restoreEngine, type Engine } from '../engine/engine.js';
-import { FileSnapshotStore } from '../journal/file-snapshots.js';
-import { readJournalFile } from '../journal/sqlite-journal-reader.js';
+import { openDurableReader } from '../journal/durable-location.js';
 import { serializeSnapshot } from '../journal/ports.js';
 import { nameThread } from '../workers/thread-name.js';
 import { replayJournal, restoreNewestVerified } from './recovery.js';
@@ -18,16 +17,27 @@ const port = parentPort;
 const init = workerData as ReplicaInit;
 nameThread('perpx-snapshot');
 
-const store = new FileSnapshotStore({ dir: init.snapshotDir, keep: init.keep });
+// Opened with the first request (the JetStream one connects): a failure then answers that request.
+let opening: ReturnType<typeof openDurableReader> | undefined;
+async function storage() {
+  opening ??= openDurableReader(init.location, init.keep, 'perpx snapshot replica');
+  try {
+    return await opening;
+  } catch (err) {
+    opening = undefined; // tried again with the next request
+    throw err;
+  }
+}
 let replica: Engine | undefined;
 
 async function snapshotAt(seq: number, ts: number): Promise<ReplicaSnapshotResult> {
   const t0 = performance.now();
+  const { read, snapshots: store } = await storage();
   if (!replica || replica.seq > seq) {
     // First request: start from the newest verified snapshot the request is not behind, as recovery does.
     replica = (await restoreNewestVerified(store, restoreEngine, { atOrBefore: seq })).engine ?? createEngine();
   }
-  const replayed = await replayJournal(replica, readJournalFile(init.journalFile, replica.seq), seq);
+  const replayed = await replayJournal(replica, read(replica.seq), seq);
   if (replica.seq !== seq) {
     const at = replica.seq;
     replica = undefined; // start over next time
@@ -44,7 +54,7 @@ port.on('message', (req: ReplicaRequest) => {
   queue = queue.then(async () => {
     let reply: ReplicaReply;
     if (req.kind === 'close') {
-      await store.close();
+      await (await opening?.catch(() => undefined))?.close();
       reply = { id: req.id, ok: true };
     } else {
       try {

@@ -20,7 +20,7 @@ interface InFlight {
   reject: (err: Error) => void;
 }
 
-/** The SQLite-journal replica: a worker thread reading the journal file through a read-only connection. */
+/** The replica on a worker thread, reading the journal through its own connection (SQLite file or JetStream). */
 export class ThreadedSnapshotReplica implements SnapshotReplica {
   /** Started with the first snapshot: loading the engine on another thread would compete with start-up. */
   private worker: Worker | undefined;

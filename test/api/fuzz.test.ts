@@ -1,8 +1,9 @@
 /**
  * Fuzz: ≥10,000 malformed requests across every route, against the gateway wired to the REAL engine (auth,
  * signatures and the read store are fakes). Asserts: never a 5xx, every error has the contract's shape, and
- * a refused request (≥ 400) leaves the engine's state exactly as it was (compared without `seq`, since a
- * command refused by the engine is still journaled and counted).
+ * a refused request (≥ 400) leaves the engine's state exactly as it was (compared without `seq`: this harness
+ * applies commands to the engine without the sequencer, so every one counts). The real exchange, where a
+ * refusal uses no seq, is fuzzed in test/app/fuzz/.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -23,7 +23,7 @@ import { clientReconnects, DisconnectCode } from '../../src/realtime/index.js';
 import { randomWallet } from '../auth/helpers.js';
 import { RawClient, waitFor } from '../realtime/helpers.js';
 import { Bot, ok } from './client.js';
-import { lastJournalSeq, ROOT, ServerProcess, submitUntilGone, type Outcome } from './server-process.js';
+import { lastJournalSeq, ROOT, ServerProcess, startUnderLoad, submitUntilGone, type Outcome } from './server-process.js';
 
 function snapshotSeqs(dataDir: string): number[] {
   return readdirSync(join(dataDir, 'snapshots'))
@@ -130,21 +130,14 @@ async function killUnderLoad(): Promise<void> {
   // Periodic snapshots every 40 commands, so the restart loads one and replays only the tail after it.
   const env = { SNAPSHOT_EVERY_COMMANDS: '40' };
   try {
-    const first = new ServerProcess(dataDir, env);
-    servers.push(first);
-    const { url } = await first.ready;
-    const wallet: Wallet = randomWallet();
-    const bot = await new Bot(url, wallet).signIn();
-    await bot.faucet();
-    const outcomes: Outcome[] = [];
-    const load = submitUntilGone(bot, 4, outcomes);
-    await waitFor(() => outcomes.filter((o) => o.kind === 'ack').length >= 120, 30_000, '120 acknowledged orders');
+    const { server: first, wallet, outcomes, load, acked: ackedSoFar } = await startUnderLoad(dataDir, env, servers);
+    await waitFor(() => ackedSoFar().length >= 120, 30_000, '120 acknowledged orders');
     // The replica writes snapshots on its own thread, a little after they fall due: kill after one is on disk.
     await waitFor(() => first.logs.some((l) => l.msg === 'snapshot saved'), 10_000, 'a periodic snapshot');
     first.proc.kill('SIGKILL');
     assert.deepEqual(await first.exited, { code: null, signal: 'SIGKILL' });
     await load;
-    const acked = outcomes.filter((o): o is Extract<Outcome, { kind: 'ack' }> => o.kind === 'ack');
+    const acked = ackedSoFar();
     assert.deepEqual(outcomes.filter((o) => o.kind === 'refused'), [], 'nothing refused before the kill');
 
     // ---- restart: snapshot + journal tail; every acknowledged order is there ----

@@ -14,11 +14,11 @@ const UUID = '00000000-0000-4000-8000-000000000000';
 /** Routes anyone may call: each one was made public on purpose (a new public route must be added here). */
 const PUBLIC = new Set([
   'GET /api/ping', 'GET /api/market', 'GET /api/coin', 'GET /api/market/instrument', 'GET /api/market/:instrument/deep',
-  'GET /api/market/:instrument/recent-trades', 'GET /api/user/sign-up/:wallet/check', 'GET /api/user/sign-up/quota',
+  'GET /api/market/:instrument/recent-trades', 'GET /api/market/:instrument/trades', 'GET /api/user/sign-up/:wallet/check', 'GET /api/user/sign-up/quota',
   'GET /api/public/yield/apr', 'GET /api/public/statistics/total', 'GET /api/public/statistics/online-users',
   'GET /api/public/statistics/charts', 'GET /api/trade/signal/:id', 'GET /api/mobile-app/blocked-version', 'GET /api/oauth',
   'POST /api/oauth/deny', 'POST /api/oauth/token', 'GET /auth/nonce', 'POST /auth/user/sign-up', 'POST /auth/refresh', 'POST /auth/logout',
-  'GET /metrics', 'GET /openapi.json', 'GET /api/market/:instrument/candles', 'GET /api/config',
+  'GET /metrics', 'GET /openapi.json', 'GET /asyncapi.json', 'GET /api/market/:instrument/candles', 'GET /api/config',
 ]);
 /** The web terminal's built files (src/api/web-app.ts): the page, its hashed assets. */
 const isWebTerminal = (url: string) => url === '/' || url === '/index.html' || url.startsWith('/assets/');

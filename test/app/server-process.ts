@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { newOrderId, type Bot } from './client.js';
+import type { Wallet } from 'ethers';
+import { randomWallet } from '../auth/helpers.js';
+import { Bot, newOrderId } from './client.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAIN = join(ROOT, 'src/app/main.ts');
@@ -88,6 +90,23 @@ export function submitUntilGone(bot: Bot, workers: number, outcomes: Outcome[]):
     }
   };
   return Promise.all(Array.from({ length: workers }, (_, w) => loop(w))).then(() => undefined);
+}
+
+/**
+ * Starts the entry (pushed onto `servers`, for the caller's cleanup), signs a fresh wallet in, funds it
+ * from the faucet and starts `submitUntilGone` with 4 loops.
+ */
+export async function startUnderLoad(dataDir: string, env: Record<string, string>, servers: ServerProcess[]) {
+  const server = new ServerProcess(dataDir, env);
+  servers.push(server);
+  const { url } = await server.ready;
+  const wallet: Wallet = randomWallet();
+  const bot = await new Bot(url, wallet).signIn();
+  await bot.faucet();
+  const outcomes: Outcome[] = [];
+  const load = submitUntilGone(bot, 4, outcomes);
+  const acked = () => outcomes.filter((o): o is Extract<Outcome, { kind: 'ack' }> => o.kind === 'ack');
+  return { server, wallet, outcomes, load, acked };
 }
 
 export function lastJournalSeq(dataDir: string): number {

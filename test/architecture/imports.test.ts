@@ -130,6 +130,7 @@ describe('architecture: declarations', () => {
       CommandJournal: 'journal', SnapshotStore: 'journal', ChainNetwork: 'chain', IndexFeed: 'feeds', PriceSink: 'feeds',
       SignatureVerifier: 'signing', Broker: 'realtime', ChannelPublisher: 'realtime', Authorize: 'realtime',
       EventBroker: 'sequencer', SnapshotReplica: 'sequencer', AuthStore: 'auth', SessionEvents: 'auth', HistoryReader: 'api',
+      EngineFollower: 'cluster', CommandSubmitter: 'cluster',
     };
     for (const [name, folder] of Object.entries(ports)) assert.deepEqual(declared.get(name), [`src/${folder}/ports.ts`], name);
     // Every class that implements an interface of another module implements a port or a module's own API.
@@ -145,7 +146,7 @@ describe('architecture: declarations', () => {
       }
     }
     assert.deepEqual(stray, []);
-    const oddlyNamed = files.filter((f) => /port/i.test(f.split(sep).pop()!) && !f.endsWith(`${sep}ports.ts`) && !/(import|export|report|support)/i.test(f));
+    const oddlyNamed = files.filter((f) => /port/i.test(f.split(sep).pop()!) && !f.endsWith(`${sep}ports.ts`) && !/(import|export|report|support|transport)/i.test(f));
     assert.deepEqual(oddlyNamed.map(rel), [], 'port files are named ports.ts');
   });
 

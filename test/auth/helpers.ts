@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { Wallet, hexlify, randomBytes } from 'ethers';
 import { SiweMessage } from 'siwe';
 import { createAuthService, type AuthServiceOptions, type WalletAuthService } from '../../src/auth/auth-service.js';
+import { SqliteAuthStore } from '../../src/auth/sqlite-auth-store.js';
 import type { SignInBody } from '../../src/auth/types.js';
 
 export const CHAIN_ID = '16182';
@@ -26,12 +27,12 @@ export function tempDir(): { dir: string; cleanup: () => void } {
 }
 
 export async function makeService(
-  over: Partial<AuthServiceOptions> = {},
+  over: Partial<AuthServiceOptions> & { db?: Database.Database } = {},
 ): Promise<{ auth: WalletAuthService; clock: Clock; dataDir: string; db: Database.Database; cleanup: () => void }> {
   const clock = testClock();
   const { dir, cleanup } = tempDir();
-  const db = over.db ?? new Database(':memory:');
-  const auth = await createAuthService({ db, dataDir: dir, chainId: CHAIN_ID, now: clock.now, ...over });
+  const { db = new Database(':memory:'), ...options } = over;
+  const auth = await createAuthService({ store: new SqliteAuthStore(db), dataDir: dir, chainId: CHAIN_ID, now: clock.now, ...options });
   return { auth, clock, dataDir: over.dataDir ?? dir, db, cleanup };
 }
 

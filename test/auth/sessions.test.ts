@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeJwt } from 'jose';
+import { SqliteAuthStore } from '../../src/auth/sqlite-auth-store.js';
 import { createAuthService } from '../../src/auth/auth-service.js';
 import { RevokedSessions } from '../../src/auth/revoked-sessions.js';
 import { InProcessSessionEvents } from '../../src/auth/session-events.js';
@@ -134,13 +135,13 @@ test('revocations outlive a restart, and reach other nodes through the session-e
     const s = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
     await auth.logout(s.token.accessToken);
     // A service started later on the same database refuses the revoked session's still-unexpired token.
-    const restarted = await createAuthService({ db, dataDir, chainId: CHAIN_ID, now: clock.now, accessTokenTtlSec: 300 });
+    const restarted = await createAuthService({ store: new SqliteAuthStore(db), dataDir, chainId: CHAIN_ID, now: clock.now, accessTokenTtlSec: 300 });
     assert.equal(await restarted.verifyAccessToken(s.token.accessToken), null);
 
     // Two gateways on one database and one event bus: a logout on one refuses a token the other had cached.
     const bus = new InProcessSessionEvents();
-    const a = await createAuthService({ db, dataDir, chainId: CHAIN_ID, now: clock.now, sessionEvents: bus });
-    const b = await createAuthService({ db, dataDir, chainId: CHAIN_ID, now: clock.now, sessionEvents: bus });
+    const a = await createAuthService({ store: new SqliteAuthStore(db), dataDir, chainId: CHAIN_ID, now: clock.now, sessionEvents: bus });
+    const b = await createAuthService({ store: new SqliteAuthStore(db), dataDir, chainId: CHAIN_ID, now: clock.now, sessionEvents: bus });
     const t = await a.signIn(await clientSignIn(randomWallet(), a.issueNonce().nonce));
     assert.ok(await b.authenticate(bearer(t.token.accessToken)));
     assert.ok(b.authenticateNow(bearer(t.token.accessToken)));

@@ -4,6 +4,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SignJWT, generateKeyPair, importJWK, decodeJwt, type JWK } from 'jose';
+import { SqliteAuthStore } from '../../src/auth/sqlite-auth-store.js';
 import { createAuthService } from '../../src/auth/auth-service.js';
 import { SIGNING_KEY_FILE } from '../../src/auth/jwt-signing-key.js';
 import { AuthError } from '../../src/auth/types.js';
@@ -141,13 +142,13 @@ test('the signing key is created once (mode 0600) and reused by a second instanc
   try {
     const db = new Database(':memory:');
     const clock = testClock();
-    const a = await createAuthService({ db, dataDir: dir, chainId: CHAIN_ID, now: clock.now });
+    const a = await createAuthService({ store: new SqliteAuthStore(db), dataDir: dir, chainId: CHAIN_ID, now: clock.now });
     const { token, user } = await a.signIn(await clientSignIn(randomWallet(), a.issueNonce().nonce));
     const file = join(dir, SIGNING_KEY_FILE);
     assert.equal(statSync(file).mode & 0o777, 0o600);
     const before = readFileSync(file, 'utf8');
 
-    const b = await createAuthService({ db, dataDir: dir, chainId: CHAIN_ID, now: clock.now });
+    const b = await createAuthService({ store: new SqliteAuthStore(db), dataDir: dir, chainId: CHAIN_ID, now: clock.now });
     assert.equal(readFileSync(file, 'utf8'), before);
     assert.equal((await b.verifyAccessToken(token.accessToken))?.user.id, user.id);
     // and the refresh token issued by `a` works through `b` (shared database)
@@ -156,7 +157,7 @@ test('the signing key is created once (mode 0600) and reused by a second instanc
     // a fresh data dir means a fresh key: `a`'s tokens do not verify there
     const other = tempDir();
     try {
-      const c = await createAuthService({ db, dataDir: other.dir, chainId: CHAIN_ID, now: clock.now });
+      const c = await createAuthService({ store: new SqliteAuthStore(db), dataDir: other.dir, chainId: CHAIN_ID, now: clock.now });
       assert.equal(await c.verifyAccessToken(token.accessToken), null);
     } finally {
       other.cleanup();

@@ -14,6 +14,9 @@
  *      engine's stateHash after every command (and the same replies and events);
  *  (d) a refused command ({ok:false}) changes nothing but seq and emits nothing (checked for commands on the
  *      same UTC day as the previous one: the first command of a day also runs DAY expiry and id pruning).
+ *  (e) applied with `retractRefusal` (as the sequencer does), a retracted refusal leaves the state hash and
+ *      seq as they were; the engine ends in the state of one that counted every refusal (but seq), and a
+ *      replay of only the commands that used a seq (the journal) reaches its state hash exactly.
  *
  * Random ops (random-ops.ts) are generated abstractly and turned into concrete commands by a pure function
  * (`materialize`), so every engine sees exactly the same list. Set FC_SEED / FC_RUNS to reproduce or to
@@ -69,6 +72,7 @@ function apply(e: Engine, c: Command, i: number): CommandResult {
 const seen = {
   commands: 0, refusals: 0, trades: 0, rejected: 0, marginRejected: 0, expired: 0, dayExpired: 0, cancelled: 0, smpCancelled: 0, stopTriggered: 0,
   tpslDone: 0, positionsClosed: 0, withdrawDone: 0, withdrawFailed: 0, restoredMidStream: 0, signatureReused: 0, replaceSignaturesEnded: 0,
+  retracted: 0,
 };
 
 function tally(r: CommandResult): void {
@@ -177,6 +181,38 @@ describe('engine properties over random command streams', () => {
           assert.ok(restored.stateHash() === hashes[i], `after restore at ${cut}, state differs at command #${i} ${JSON.stringify(cmds[i])}`);
         }
         assert.equal(restored.stateHash(), whole.stateHash());
+      }),
+      params(40),
+    );
+  });
+
+  it('(e) retracted refusals use no seq and change nothing; the journaled commands replay to the same state', () => {
+    fc.assert(
+      fc.property(opsArb(20, 140), (ops) => {
+        const cmds = materialize(ops);
+        const live = createEngine();
+        const counting = createEngine();
+        const journal: Command[] = [];
+        cmds.forEach((c, i) => {
+          const before = live.stateHash();
+          const seq = live.seq;
+          const r = live.apply(structuredClone(c), true);
+          counting.apply(structuredClone(c));
+          if (r.retracted) {
+            seen.retracted++;
+            assert.equal(r.reply.ok, false, `command #${i} retracted but not refused`);
+            assert.equal(live.seq, seq, `retracted command #${i} used a seq`);
+            assert.ok(live.stateHash() === before, `retracted command #${i} ${JSON.stringify(c)} changed the state`);
+          } else {
+            assert.equal(live.seq, seq + 1);
+            journal.push(c);
+          }
+        });
+        sameText(stateWithoutSeq(live), stateWithoutSeq(counting), 'retracting refusals changed where the engine ends');
+        const replayed = createEngine();
+        for (const c of journal) assert.equal(replayed.apply(structuredClone(c)).retracted, undefined);
+        assert.equal(replayed.seq, live.seq);
+        assert.ok(replayed.stateHash() === live.stateHash(), 'a replay of the journaled commands reaches another state');
       }),
       params(40),
     );

@@ -63,6 +63,8 @@ interface Acked {
   seq: number;
   tag: string;
   ok: boolean;
+  /** False for a retracted refusal: answered, never journaled, its seq is the command's before it. */
+  journaled: boolean;
 }
 
 type Workload = {
@@ -152,7 +154,7 @@ async function crashRounds(
       child.send({ op: 'hash' });
       const [, hashSeq, hash] = await child.next('hash');
       const journal = await openSqliteJournal({ file: join(dir, 'journal.db') });
-      const bySeq = new Map(acked.map((a) => [a.seq, a.tag]));
+      const bySeq = new Map(acked.filter((a) => a.journaled).map((a) => [a.seq, a.tag]));
       for (const entry of journal.read(0)) {
         const tag = bySeq.get(entry.seq);
         if (tag === undefined) continue;
@@ -179,7 +181,7 @@ async function crashRounds(
       // kill lands while commands are still arriving: some durable and acked, some applied but not yet
       // durable, some still in the pipe.
       child.onAck = (words) => {
-        if (words[0] === 'ack') acked.push({ seq: Number(words[1]), tag: words[2], ok: words[3] === 'ok' });
+        if (words[0] === 'ack') acked.push({ seq: Number(words[1]), tag: words[2], ok: words[3] === 'ok', journaled: words[3] !== 'retracted' });
       };
       if (round === 0) for (const cmd of workload.setup) child.send({ op: 'submit', tag: 'setup#setup', cmd });
       const killAt = Math.floor(perRound * (0.1 + 0.8 * random()));

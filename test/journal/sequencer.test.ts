@@ -1,11 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
 import { MemoryJournal } from '../../src/journal/memory-journal.js';
 import type { EventBatch } from '../../src/engine/commands.js';
 import { InProcessEventBroker } from '../../src/sequencer/event-bus.js';
 import { EngineFaultError, Sequencer, SequencerStoppedError } from '../../src/sequencer/sequencer.js';
 import type { SerializedSnapshot, SnapshotStore, SnapshotInfo, StoredSnapshot } from '../../src/journal/ports.js';
 import type { EngineSnapshot } from '../../src/engine/api.js';
+import { createEngine } from '../../src/engine/engine.js';
 import { FakeEngine, createFakeEngine } from './fake-engine.js';
 import { deposit, silentLogger } from './helpers.js';
 
@@ -78,13 +80,46 @@ test('group commit: every submit of one tick shares one flush; replies resolve i
   assert.equal(mj.commits, 2);
 });
 
-test('a refused command is journaled too and replays to the same refusal', async () => {
+test('a refusal the engine does not retract is journaled too and replays to the same refusal', async () => {
   const { seq, journal } = make();
   await seq.submit(deposit(1));
   const dup = await seq.submit(deposit(1));
   assert.equal(dup.reply.ok, false);
   assert.equal((journal as MemoryJournal).entries.length, 2);
   assert.equal(seq.stats.refusedByKind['funds.deposit'], 1);
+});
+
+test('a refusal that changed nothing uses no seq, is not journaled nor published, and waits for the commands before it', async () => {
+  const journal = new GatedJournal();
+  const { seq, seen, engine } = make({ journal, engine: createEngine() });
+  const first = seq.submit(deposit(1));
+  let refusedAt = 0;
+  let firstAt = 0;
+  void first.then(() => (firstAt = performance.now()));
+  const dup = seq.submit(deposit(1)).then((r) => ((refusedAt = performance.now()), r));
+  await tick();
+  await tick();
+  assert.equal(refusedAt, 0, 'the refusal is not answered before the deposit before it is durable');
+  assert.equal(engine.seq, 1, 'the refusal used no seq');
+  journal.openGates();
+  const [ok, refused] = await Promise.all([first, dup]);
+  assert.equal(ok.reply.ok, true);
+  assert.equal(refused.reply.ok, false);
+  assert.equal(refused.retracted, true);
+  assert.ok(firstAt > 0 && refusedAt >= firstAt, 'answered in order');
+  assert.deepEqual(journal.entries.map((e) => e.seq), [1]);
+  assert.deepEqual(seen.map((b) => b.seq), [1]);
+  assert.equal(seq.stats.refusedByKind['funds.deposit'], 1);
+  // The next command takes the next seq: no gap in the journal or on the bus.
+  const next = seq.submit(deposit(2));
+  await tick();
+  journal.openGates();
+  await next;
+  assert.deepEqual(journal.entries.map((e) => e.seq), [1, 2]);
+  assert.deepEqual(seen.map((b) => b.seq), [1, 2]);
+  const replayed = createEngine();
+  for (const e of journal.entries) replayed.apply(e.command);
+  assert.equal(replayed.stateHash(), engine.stateHash(), 'the journal replays to the live state');
 });
 
 test('nothing is acknowledged or published before the flush covering it completes (one flush at a time)', async () => {

@@ -71,7 +71,9 @@ describe('/metrics', () => {
     const flushes = m.get('perpx_journal_fsync_seconds_count') ?? 0;
     assert.ok(flushes >= 1 && flushes <= total, `flushes ${flushes}`);
     assert.equal(m.get('perpx_journal_flushes_total'), flushes);
-    assert.equal(m.get('perpx_journal_flushed_commands_total'), total);
+    // A refusal that changed nothing is applied and counted but never journaled: durable commands = engine seq.
+    assert.equal(m.get('perpx_journal_flushed_commands_total'), X.ex.engine.seq);
+    assert.ok(X.ex.engine.seq < total, 'the refused command was counted, not journaled');
     // Buckets are cumulative.
     const buckets = [...m].filter(([k]) => k.startsWith('perpx_journal_fsync_seconds_bucket')).map(([, v]) => v);
     assert.deepEqual(buckets, [...buckets].sort((x, y) => x - y));

@@ -44,6 +44,23 @@ export const AuthUserRecord = Type.Object({
 });
 export type AuthUserRecord = Static<typeof AuthUserRecord>;
 
+export function toAuthUser(u: UserRecord): AuthUserRecord {
+  return { id: u.id, role: u.role, smartAccountAddress: u.smartAccountAddress, wallet: u.wallet, createdAt: iso(u.createdAt), updatedAt: iso(u.updatedAt) };
+}
+
+/** GET /auth/user/me/service: the services of the auth user; this exchange is one, `exchange`. */
+export const UserServiceRecord = Type.Object({
+  user: Type.String({ description: 'the auth user id' }),
+  service: StringEnum(['exchange'] as const),
+  createdAt: IsoTime,
+}, { description: 'UserService' });
+export type UserServiceRecord = Static<typeof UserServiceRecord>;
+
+export function toUserServices(u: UserRecord): UserServiceRecord[] {
+  // Every account of this auth API is an exchange account, from its first sign-in on.
+  return [{ user: u.id, service: 'exchange', createdAt: iso(u.createdAt) }];
+}
+
 export const SessionRecord = Type.Object({
   user: AuthUserRecord,
   token: Type.Object({ accessToken: Type.String(), refreshToken: Type.String() }),
@@ -51,9 +68,8 @@ export const SessionRecord = Type.Object({
 export type SessionRecord = Static<typeof SessionRecord>;
 
 export function toSession(s: { user: UserRecord; token: TokenPair }): SessionRecord {
-  const u = s.user;
   return {
-    user: { id: u.id, role: u.role, smartAccountAddress: u.smartAccountAddress, wallet: u.wallet, createdAt: iso(u.createdAt), updatedAt: iso(u.updatedAt) },
+    user: toAuthUser(s.user),
     token: { accessToken: s.token.accessToken, refreshToken: s.token.refreshToken },
   };
 }

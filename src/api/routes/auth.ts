@@ -1,9 +1,10 @@
-/** Sign-in routes ({auth_url}): nonce, SIWE sign-up/sign-in, refresh, balance. May run on their own port. */
+/** Sign-in routes ({auth_url}): nonce, SIWE sign-up/sign-in, refresh, the auth user, balance. May run on their own port. */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { EmptyResponse, ErrorBody } from '../../records/common.js';
-import { NonceRecord, SessionRecord, toSession } from '../records/user.js';
+import { AuthUserRecord, NonceRecord, SessionRecord, UserServiceRecord, toAuthUser, toSession, toUserServices } from '../records/user.js';
 import type { SignInBody as SignIn } from '../../auth/types.js';
+import { userOf } from '../authenticate.js';
 import { ipKey } from '../client-ip.js';
 import type { RouteContext } from '../context.js';
 import { unauthorized } from '../errors.js';
@@ -50,6 +51,16 @@ export function authRoutes(ctx: RouteContext) {
       await ctx.auth.logout(m[1]);
       return {};
     });
+
+    app.get('/auth/user/me', {
+      config: { auth: true, scope: 'read' },
+      schema: { tags, summary: 'The signed-in auth user (the `user` of the sign-up response)', response: { 200: AuthUserRecord, ...errors } },
+    }, async (req) => toAuthUser(userOf(req)));
+
+    app.get('/auth/user/me/service', {
+      config: { auth: true, scope: 'read' },
+      schema: { tags, summary: 'Services of the auth user (`exchange`)', response: { 200: Type.Array(UserServiceRecord), ...errors } },
+    }, async (req) => toUserServices(userOf(req)));
 
     app.get('/auth/user/balance', { config: { auth: true, scope: 'read' }, schema: { tags, summary: 'Balances', ...balanceSchema } }, balanceHandler(ctx));
   };

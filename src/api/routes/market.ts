@@ -95,19 +95,23 @@ export function marketRoutes(ctx: RouteContext) {
       reply.type('application/json; charset=utf-8').send(body);
     });
 
-    app.get('/api/market/:instrument/recent-trades', {
-      schema: {
-        tags, summary: 'Anonymized recent trades, newest first', params: InstrumentParams, querystring: TradesQuery,
-        response: { 200: Type.Array(RecentTradeRecord), ...errors },
-      },
-    }, async (req) => {
-      const { instrument } = req.params as Static<typeof InstrumentParams>;
-      const q = req.query as Static<typeof TradesQuery>;
-      A.pathInstrument(ctx.engine, instrument);
-      if (!ctx.readStore) return [];
-      const limit = Math.min(q.limit ?? 50, ctx.cfg.recentTradesMax);
-      return (await ctx.readStore.recentTrades(instrument, limit)).map(toRecentTrade);
-    });
+    // `trades` is the version-1 path the public client's getTrades calls. Its Trade type also names the order and
+    // user of a fill; public trades name no party, so both paths answer the same anonymized records.
+    for (const path of ['/api/market/:instrument/recent-trades', '/api/market/:instrument/trades']) {
+      app.get(path, {
+        schema: {
+          tags, summary: 'Anonymized recent trades, newest first', params: InstrumentParams, querystring: TradesQuery,
+          response: { 200: Type.Array(RecentTradeRecord), ...errors },
+        },
+      }, async (req) => {
+        const { instrument } = req.params as Static<typeof InstrumentParams>;
+        const q = req.query as Static<typeof TradesQuery>;
+        A.pathInstrument(ctx.engine, instrument);
+        if (!ctx.readStore) return [];
+        const limit = Math.min(q.limit ?? 50, ctx.cfg.recentTradesMax);
+        return (await ctx.readStore.recentTrades(instrument, limit)).map(toRecentTrade);
+      });
+    }
 
     app.get('/api/market/available-balance', {
       config: { auth: true, scope: 'read' },

@@ -32,7 +32,10 @@ const BatchReplaceItem = Body({
   quantity: Decimal, limitPrice: Decimal, postOnly: Type.Optional(PostOnly), signature: Signature, smp: Type.Optional(Smp), orderId: OrderIdAny,
 });
 const BatchReplaceBody = Type.Array(BatchReplaceItem, { minItems: 1, maxItems: 50 });
-const MassCancelBody = Body({ instrument: Type.String({ minLength: 1, maxLength: 64 }), dbSync: Type.Optional(Type.Boolean({ default: false })) });
+const MassCancelBody = Body({
+  instrument: Type.Optional({ ...Type.String({ minLength: 1, maxLength: 64 }), description: 'absent: every instrument (public clients may omit it)' }),
+  dbSync: Type.Optional(Type.Boolean({ default: false })),
+});
 const MassCancelByIdBody = Body({ orderIds: Type.Array(OrderIdAny, { minItems: 1, maxItems: 500 }) });
 
 export function orderManageRoutes(ctx: RouteContext) {
@@ -94,6 +97,47 @@ export function orderManageRoutes(ctx: RouteContext) {
       return {};
     });
 
+    /**
+     * Replaces each item's order (per-item results). `instrument`: every order must be on it (one engine batch);
+     * null: the orders may span instruments (one engine batch per instrument, in the order they first appear).
+     */
+    async function replaceBatch(user: ReturnType<typeof userOf>, items: Static<typeof BatchReplaceBody>, instrument: string | null): Promise<BatchResult[]> {
+      const results: Array<BatchResult | undefined> = new Array(items.length);
+      const accepted = new Map<string, Array<{ index: number; input: ReplaceInput }>>();
+      await Promise.all(items.map(async (item, index) => {
+        try {
+          const order = ctx.engine.getOrder(user.exchangeId, item.orderId);
+          if (!order) throw notFound('ORDER_NOT_FOUND', 'Order not found');
+          if (instrument !== null && order.instrument !== instrument) throw badRequest('INVALID_INSTRUMENT', `Order is not on ${instrument}`);
+          const config = ctx.engine.instrumentConfig(order.instrument);
+          if (!config) throw notFound('INSTRUMENT_NOT_FOUND', `Unknown instrument ${order.instrument}`);
+          const rules = A.rulesOf(config);
+          const input: ReplaceInput = { orderId: item.orderId, quantity: A.quantity(rules, item.quantity), limitPrice: A.price(rules, item.limitPrice, 'limitPrice') };
+          if (item.postOnly !== undefined) input.postOnly = item.postOnly === 'yes';
+          if (item.smp) input.smp = { smp: item.smp.smp, smpId: item.smp.smpId };
+          const digest = await signedDigest(ctx.verifier, user, { type: 'Replace limit order', chainId: ctx.chainId, message: replaceLimitMessage(item.orderId, item), signature: item.signature });
+          if (digest === null) throw badRequest('INVALID_SIGNATURE', 'Invalid signature');
+          input.digest = digest;
+          const group = accepted.get(order.instrument) ?? [];
+          group.push({ index, input });
+          accepted.set(order.instrument, group);
+        } catch (e) {
+          results[index] = { orderId: item.orderId, success: false, failReason: A.reasonOf(e) };
+        }
+      }));
+      for (const [on, group] of accepted) {
+        group.sort((a, b) => a.index - b.index);
+        const { reply } = await ctx.submit({ kind: 'order.replaceBatch', userId: user.exchangeId, instrument: on, items: group.map((a) => a.input) });
+        group.forEach((a, i) => {
+          const orderId = a.input.orderId;
+          if (!reply.ok) { results[a.index] = { orderId, success: false, failReason: reply.error.message }; return; }
+          const r = reply.batch?.[i];
+          results[a.index] = !r || r.success ? { orderId, success: true } : { orderId, success: false, failReason: r.failReason ?? 'Rejected' };
+        });
+      }
+      return results.map((r, i) => r ?? { orderId: items[i].orderId, success: false, failReason: 'Not processed' });
+    }
+
     app.put('/api/order/limit/:instrument', {
       config: { auth: true, scope: 'trade' },
       schema: {
@@ -102,40 +146,20 @@ export function orderManageRoutes(ctx: RouteContext) {
         response: { 200: Type.Array(BatchResultRecord), ...errors },
       },
     }, async (req) => {
-      const user = userOf(req);
       const { instrument } = req.params as Static<typeof InstrumentParams>;
-      const rules = A.pathInstrument(ctx.engine, instrument);
-      const items = req.body as Static<typeof BatchReplaceBody>;
-      const results: Array<BatchResult | undefined> = new Array(items.length);
-      const accepted: Array<{ index: number; input: ReplaceInput }> = [];
-      await Promise.all(items.map(async (item, index) => {
-        try {
-          const order = ctx.engine.getOrder(user.exchangeId, item.orderId);
-          if (!order) throw notFound('ORDER_NOT_FOUND', 'Order not found');
-          if (order.instrument !== instrument) throw badRequest('INVALID_INSTRUMENT', `Order is not on ${instrument}`);
-          const input: ReplaceInput = { orderId: item.orderId, quantity: A.quantity(rules, item.quantity), limitPrice: A.price(rules, item.limitPrice, 'limitPrice') };
-          if (item.postOnly !== undefined) input.postOnly = item.postOnly === 'yes';
-          if (item.smp) input.smp = { smp: item.smp.smp, smpId: item.smp.smpId };
-          const digest = await signedDigest(ctx.verifier, user, { type: 'Replace limit order', chainId: ctx.chainId, message: replaceLimitMessage(item.orderId, item), signature: item.signature });
-          if (digest === null) throw badRequest('INVALID_SIGNATURE', 'Invalid signature');
-          input.digest = digest;
-          accepted.push({ index, input });
-        } catch (e) {
-          results[index] = { orderId: item.orderId, success: false, failReason: A.reasonOf(e) };
-        }
-      }));
-      accepted.sort((a, b) => a.index - b.index);
-      if (accepted.length > 0) {
-        const { reply } = await ctx.submit({ kind: 'order.replaceBatch', userId: user.exchangeId, instrument, items: accepted.map((a) => a.input) });
-        accepted.forEach((a, i) => {
-          const orderId = a.input.orderId;
-          if (!reply.ok) { results[a.index] = { orderId, success: false, failReason: reply.error.message }; return; }
-          const r = reply.batch?.[i];
-          results[a.index] = !r || r.success ? { orderId, success: true } : { orderId, success: false, failReason: r.failReason ?? 'Rejected' };
-        });
-      }
-      return results.map((r, i) => r ?? { orderId: items[i].orderId, success: false, failReason: 'Not processed' });
+      A.pathInstrument(ctx.engine, instrument);
+      return replaceBatch(userOf(req), req.body as Static<typeof BatchReplaceBody>, instrument);
     });
+
+    app.put('/api/order/limit', {
+      config: { auth: true, scope: 'trade' },
+      schema: {
+        tags, summary: 'Replace 1 to 50 limit orders of any instruments (deprecated; per-item results)', body: BatchReplaceBody,
+        description: `Deprecated form of PUT /api/order/limit/{instrument} (public clients still call it): the orders may be on `
+          + `different instruments; each instrument's items are replaced as one batch. ${REPLACE_ONCE} Here such an item fails with that error's message.`,
+        response: { 200: Type.Array(BatchResultRecord), ...errors },
+      },
+    }, async (req) => replaceBatch(userOf(req), req.body as Static<typeof BatchReplaceBody>, null));
 
     app.delete('/api/order/:orderId', {
       config: { auth: true, scope: 'trade' },
@@ -149,13 +173,18 @@ export function orderManageRoutes(ctx: RouteContext) {
 
     app.post('/api/order/mass-cancel', {
       config: { auth: true, scope: 'trade' },
-      schema: { tags, summary: 'Cancel all orders of an instrument', body: MassCancelBody, response: { 200: EmptyResponse, ...errors } },
+      schema: {
+        tags, summary: 'Cancel all orders of an instrument, or of every instrument when none is named', body: MassCancelBody,
+        response: { 200: EmptyResponse, ...errors },
+      },
     }, async (req) => {
       const user = userOf(req);
-      const b = req.body as Static<typeof MassCancelBody>;
-      A.bodyInstrument(ctx.engine, b.instrument);
+      const b = (req.body ?? {}) as Static<typeof MassCancelBody>;
+      if (b.instrument !== undefined) A.bodyInstrument(ctx.engine, b.instrument);
+      // Without an instrument: each instrument the user has open orders on, as when named one by one.
+      const instruments = b.instrument !== undefined ? [b.instrument] : [...new Set(ctx.engine.openOrders(user.exchangeId).map((o) => o.instrument))];
       // dbSync is accepted for compatibility: the engine's reply already reflects the committed state.
-      await execute(ctx.submit, { kind: 'order.cancelAll', userId: user.exchangeId, instrument: b.instrument });
+      for (const instrument of instruments) await execute(ctx.submit, { kind: 'order.cancelAll', userId: user.exchangeId, instrument });
       return {};
     });
 

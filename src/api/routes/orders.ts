@@ -1,4 +1,7 @@
-/** Order creation: POST /api/v2/order/{limit,stop-limit,market} and the mass-limit batch. */
+/**
+ * Order creation: POST /api/v2/order/{limit,stop-limit,market} and the mass-limit batch, and the same four under
+ * /api/order/… (version 1: the bodies may carry a UUID id, see engineOrderId in order-input.ts).
+ */
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { PlaceOrderInput } from '../../engine/commands.js';
@@ -10,8 +13,8 @@ import type { RouteContext } from '../context.js';
 import { badRequest } from '../errors.js';
 import { execute } from '../execute.js';
 import {
-  LimitOrderBody, LimitOrderItemBody, MarketOrderBody, StopLimitOrderBody, prepareLimit, prepareMarket, prepareStopLimit,
-  type Prepared,
+  LimitOrderBody, LimitOrderBodyV1, LimitOrderItemBody, LimitOrderItemBodyV1, MarketOrderBody, MarketOrderBodyV1, StopLimitOrderBody,
+  StopLimitOrderBodyV1, prepareLimit, prepareMarket, prepareStopLimit, type Prepared,
 } from '../order-input.js';
 import { InstrumentParams } from '../schemas.js';
 import { requireSignature, signedBy } from '../signatures.js';
@@ -30,31 +33,39 @@ export function ordersRoutes(ctx: RouteContext) {
     }
 
     const common = { tags: ['orders'], response: { 200: OrderRecord, ...errors } };
-
-    app.post('/api/v2/order/limit', { config: { auth: true, scope: 'trade' }, schema: { ...common, summary: 'Create a limit order', body: LimitOrderBody } }, async (req) =>
-      place(userOf(req), prepareLimit(prep(), req.body as Static<typeof LimitOrderBody>)));
-
-    app.post('/api/v2/order/stop-limit', { config: { auth: true, scope: 'trade' }, schema: { ...common, summary: 'Create a stop-limit order', body: StopLimitOrderBody } }, async (req) =>
-      place(userOf(req), prepareStopLimit(prep(), req.body as Static<typeof StopLimitOrderBody>)));
-
-    app.post('/api/v2/order/market', { config: { auth: true, scope: 'trade' }, schema: { ...common, summary: 'Create a market order', body: MarketOrderBody } }, async (req) =>
-      place(userOf(req), prepareMarket(prep(), req.body as Static<typeof MarketOrderBody>)));
-
-    const MassBody = Type.Array(LimitOrderItemBody, { minItems: 1, maxItems: 20 });
-    app.post('/api/v2/order/mass-limit/:instrument', {
-      config: { auth: true, scope: 'trade' },
-      schema: {
-        tags: ['orders'], summary: 'Create up to 20 limit orders (per-item results)',
-        params: InstrumentParams, body: MassBody, response: { 200: Type.Array(BatchResultRecord), ...errors },
+    const versions = [
+      { prefix: '/api/v2/order', note: '', limit: LimitOrderBody, stopLimit: StopLimitOrderBody, market: MarketOrderBody, item: LimitOrderItemBody },
+      {
+        prefix: '/api/order', note: ' (version 1: id may be a UUID)',
+        limit: LimitOrderBodyV1, stopLimit: StopLimitOrderBodyV1, market: MarketOrderBodyV1, item: LimitOrderItemBodyV1,
       },
-    }, async (req) => {
-      const user = userOf(req);
-      const { instrument } = req.params as Static<typeof InstrumentParams>;
+    ] as const;
+
+    for (const v of versions) {
+      app.post(`${v.prefix}/limit`, { config: { auth: true, scope: 'trade' }, schema: { ...common, summary: `Create a limit order${v.note}`, body: v.limit } }, async (req) =>
+        place(userOf(req), prepareLimit(prep(), req.body as Static<typeof LimitOrderBodyV1>)));
+
+      app.post(`${v.prefix}/stop-limit`, { config: { auth: true, scope: 'trade' }, schema: { ...common, summary: `Create a stop-limit order${v.note}`, body: v.stopLimit } }, async (req) =>
+        place(userOf(req), prepareStopLimit(prep(), req.body as Static<typeof StopLimitOrderBodyV1>)));
+
+      app.post(`${v.prefix}/market`, { config: { auth: true, scope: 'trade' }, schema: { ...common, summary: `Create a market order${v.note}`, body: v.market } }, async (req) =>
+        place(userOf(req), prepareMarket(prep(), req.body as Static<typeof MarketOrderBodyV1>)));
+
+      const MassBody = Type.Array(v.item, { minItems: 1, maxItems: 20 });
+      app.post(`${v.prefix}/mass-limit/:instrument`, {
+        config: { auth: true, scope: 'trade' },
+        schema: {
+          tags: ['orders'], summary: `Create up to 20 limit orders (per-item results)${v.note}`,
+          params: InstrumentParams, body: MassBody, response: { 200: Type.Array(BatchResultRecord), ...errors },
+        },
+      }, async (req) => placeBatch(userOf(req), (req.params as Static<typeof InstrumentParams>).instrument, req.body as Array<Static<typeof LimitOrderItemBodyV1>>));
+    }
+
+    /** Gateway checks per item; a failing item is reported, the others still go to the engine. */
+    async function placeBatch(user: ReturnType<typeof userOf>, instrument: string, items: Array<Static<typeof LimitOrderItemBodyV1>>): Promise<BatchResult[]> {
       A.pathInstrument(ctx.engine, instrument);
-      const items = req.body as Static<typeof MassBody>;
       const results: Array<BatchResult | undefined> = new Array(items.length);
       const accepted: Array<{ index: number; input: PlaceOrderInput }> = [];
-      // Gateway checks per item; a failing item is reported, the others still go to the engine.
       await Promise.all(items.map(async (item, index) => {
         const fail = (failReason: string) => { results[index] = { orderId: item.id, success: false, failReason }; };
         try {
@@ -79,7 +90,7 @@ export function ordersRoutes(ctx: RouteContext) {
         });
       }
       return results.map((r, i) => r ?? { orderId: items[i].id, success: false, failReason: 'Not processed' });
-    });
+    }
   };
 }
 

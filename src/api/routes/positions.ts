@@ -1,4 +1,4 @@
-/** Positions: list, leverage change, signed close (v2). */
+/** Positions: list, leverage change, signed close (v2, and v1 whose id may be a UUID). */
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { ErrorBody, Nullable } from '../../records/common.js';
@@ -8,7 +8,7 @@ import * as A from '../amounts.js';
 import { userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
 import { execute } from '../execute.js';
-import { PositionCloseBody, prepareClose } from '../order-input.js';
+import { PositionCloseBody, PositionCloseBodyV1, prepareClose } from '../order-input.js';
 import { Body, InstrumentParams, Leverage, SideSchema, YesFlag } from '../schemas.js';
 import { requireSignature } from '../signatures.js';
 
@@ -53,20 +53,23 @@ export function positionRoutes(ctx: RouteContext) {
       return reply.position ? toLeverageChange(reply.position) : flatLeverageChange(instrument, leverage);
     });
 
-    app.post('/api/v2/position/:instrument/close', {
-      config: { auth: true, scope: 'trade' },
-      schema: {
-        tags, summary: 'Close (part of) a position with a reduce-only market order', params: InstrumentParams,
-        body: PositionCloseBody, response: { 200: OrderRecord, ...errors },
-      },
-    }, async (req) => {
-      const user = userOf(req);
-      const { instrument } = req.params as Static<typeof InstrumentParams>;
-      const p = prepareClose({ engine: ctx.engine, chainId: ctx.chainId, now: ctx.clock() }, instrument, req.body as Static<typeof PositionCloseBody>);
-      await requireSignature(ctx.verifier, user, p.signed);
-      const reply = await execute(ctx.submit, { kind: 'position.close', userId: user.exchangeId, ...p.input });
-      if (!reply.order) throw new Error('engine accepted position.close without an order view');
-      return toOrder(reply.order);
-    });
+    for (const v of [{ path: '/api/v2/position/:instrument/close', body: PositionCloseBody, note: '' },
+      { path: '/api/position/:instrument/close', body: PositionCloseBodyV1, note: ' (version 1: id may be a UUID)' }]) {
+      app.post(v.path, {
+        config: { auth: true, scope: 'trade' },
+        schema: {
+          tags, summary: `Close (part of) a position with a reduce-only market order${v.note}`, params: InstrumentParams,
+          body: v.body, response: { 200: OrderRecord, ...errors },
+        },
+      }, async (req) => {
+        const user = userOf(req);
+        const { instrument } = req.params as Static<typeof InstrumentParams>;
+        const p = prepareClose({ engine: ctx.engine, chainId: ctx.chainId, now: ctx.clock() }, instrument, req.body as Static<typeof PositionCloseBodyV1>);
+        await requireSignature(ctx.verifier, user, p.signed);
+        const reply = await execute(ctx.submit, { kind: 'position.close', userId: user.exchangeId, ...p.input });
+        if (!reply.order) throw new Error('engine accepted position.close without an order view');
+        return toOrder(reply.order);
+      });
+    }
   };
 }

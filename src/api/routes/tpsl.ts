@@ -9,7 +9,7 @@ import * as A from '../amounts.js';
 import { userOf } from '../authenticate.js';
 import type { RouteContext } from '../context.js';
 import type { CommandInput } from '../../engine/commands.js';
-import { notFound } from '../errors.js';
+import { badRequest, notFound } from '../errors.js';
 import { execute } from '../execute.js';
 import { Body, Decimal, Instrument, InstrumentParams, Limit, Offset, OneOrMany, OrderIdAny, SideSchema, Signature, many } from '../schemas.js';
 import { requireSignedDigest, tpslMessage } from '../signatures.js';
@@ -25,7 +25,10 @@ const TpSlCreateBody = Body({
   instrument: Type.Optional({ ...Instrument, description: 'optional; when sent, must equal the path instrument (it is signed)' }),
 }, 'TpSl create (quantity 0 = whole position; `order` is not signed)');
 const TpSlModifyBody = Body({
-  type: StringEnum(TPSL_TYPES), side: SideSchema, quantity: Decimal, price: Decimal, signature: Signature,
+  type: StringEnum(TPSL_TYPES), side: SideSchema, price: Decimal, signature: Signature,
+  quantity: Type.Optional({ ...Decimal, description: 'required unless sent as `query`' }),
+  // The public client's updateTpSl sends the quantity under this key.
+  query: Type.Optional({ ...Decimal, description: 'the quantity, under the key the public client (updateTpSl) uses; `quantity` wins when both are sent' }),
   // Public clients send these too on modify; accepted and ignored (not signed).
   instrument: Type.Optional(Type.String({ maxLength: 64 })), order: Type.Optional(Nullable(OrderIdAny)),
 }, 'TpSl modify');
@@ -101,9 +104,12 @@ export function tpslRoutes(ctx: RouteContext) {
       const b = req.body as Static<typeof TpSlModifyBody>;
       const rules = A.pathInstrument(ctx.engine, instrument);
       if (!ctx.engine.tpsls(user.exchangeId).some((t) => t.id === id && t.instrument === instrument)) throw notFound('TPSL_NOT_FOUND', `TpSl ${id} not found`);
-      const quantity = A.quantity(rules, b.quantity, 'quantity', { allowZero: true, skipMin: true });
+      const sentQuantity = b.quantity ?? b.query;
+      if (sentQuantity === undefined) throw badRequest('INVALID_QUANTITY', 'quantity is required');
+      const quantity = A.quantity(rules, sentQuantity, 'quantity', { allowZero: true, skipMin: true });
       const price = A.price(rules, b.price);
-      const digest = await requireSignedDigest(ctx.verifier, user, { type: 'New take-profit/stop-loss', chainId: ctx.chainId, message: tpslMessage({ ...b, instrument }), signature: b.signature });
+      const message = tpslMessage({ type: b.type, side: b.side, price: b.price, quantity: sentQuantity, instrument });
+      const digest = await requireSignedDigest(ctx.verifier, user, { type: 'New take-profit/stop-loss', chainId: ctx.chainId, message, signature: b.signature });
       const reply = await run({ kind: 'tpsl.modify', userId: user.exchangeId, instrument, id, type: b.type, side: b.side, quantity, price, digest });
       return toTpSl(tpslOf(reply));
     });

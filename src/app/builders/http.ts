@@ -119,6 +119,7 @@ function apiDeps(config: GatewayConfig, p: GatewayPorts): ApiDeps {
     metrics: createExchangeMetrics({ engine, sequencer, ledger: () => engine.ledger(), realtime: () => p.realtime.stats }),
     accounts,
     indexPush: (instrument, price) => p.indexPush.push(instrument, price),
+    marketDataTokens: auth.marketData,
   };
 }
 

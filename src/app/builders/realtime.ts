@@ -9,12 +9,14 @@ import { clientIp, proxyTrust } from '../../api/client-ip.js';
 import type { AuthService } from '../../auth/types.js';
 import type { ExchangeEngine } from '../../engine/api.js';
 import type { InstrumentStats } from '../../records/index.js';
-import { ChannelPolicy } from '../../realtime/channel-policy.js';
+import { connectNats } from '../../journal/durable-location.js';
+import { ChannelPolicy, RECOVERABLE_HISTORY } from '../../realtime/channel-policy.js';
 import { ExchangeChannels } from '../../realtime/channels.js';
-import { createRealtimeServer, DisconnectCode, type RealtimeStats } from '../../realtime/index.js';
+import { createRealtimeServer, DisconnectCode, NatsBroker, type Broker, type RealtimeStats } from '../../realtime/index.js';
+import type { CheckConnectToken } from '../../realtime/ports.js';
 import type { EventHandler } from '../../sequencer/ports.js';
 import type { ExchangeConfig } from '../config.js';
-import type { Built } from '../shutdown-registry.js';
+import { closingOnFailure, type Built } from '../shutdown-registry.js';
 
 export const WS_PATH = '/connection/websocket';
 
@@ -28,23 +30,58 @@ export interface Realtime {
   endSession(sessionId: string): number;
 }
 
-export function buildRealtime(
-  config: Pick<ExchangeConfig, 'channelEnv' | 'bookPublishIntervalMs' | 'heartbeatMs' | 'wsWriteDelayMs' | 'wsLimits' | 'trustProxy' | 'accessTokenTtlSec'>,
+type RealtimeConfig = Pick<ExchangeConfig,
+  'channelEnv' | 'bookPublishIntervalMs' | 'heartbeatMs' | 'wsWriteDelayMs' | 'wsLimits' | 'trustProxy' | 'accessTokenTtlSec' | 'realtimeBroker' | 'nats'>;
+
+/** A connect token may be of either kind: valid if one check says so, else expired (109: renew) if one says that. */
+function eitherConnectToken(...checks: CheckConnectToken[]): CheckConnectToken {
+  return async (token) => {
+    const verdicts = await Promise.all(checks.map((check) => check(token)));
+    return verdicts.includes('valid') ? 'valid' : verdicts.includes('expired') ? 'expired' : 'invalid';
+  };
+}
+
+/** REALTIME_BROKER=nats: the JetStream broker on its own connection; memory: none (the server makes its own). */
+async function openSharedBroker(config: RealtimeConfig): Promise<{ broker: Broker; close(): Promise<void> } | undefined> {
+  if (config.realtimeBroker !== 'nats') return undefined;
+  const nc = await connectNats(config.nats.url, 'perpx realtime');
+  const broker = await closingOnFailure({ close: () => nc.close() }, () => NatsBroker.open({
+    nc,
+    stream: `PERPX_${config.nats.cluster}_REALTIME`,
+    subjectPrefix: `perpx.${config.nats.cluster}.rt`,
+    maxHistorySize: RECOVERABLE_HISTORY.size,
+    replicas: config.nats.streamReplicas,
+  }));
+  return {
+    broker,
+    close: async () => {
+      await broker.close();
+      await nc.drain().catch(() => undefined);
+    },
+  };
+}
+
+export async function buildRealtime(
+  config: RealtimeConfig,
   deps: {
     engine: ExchangeEngine;
     auth: Pick<AuthService, 'verifyAccessToken'> & Required<Pick<AuthService, 'onRevoked'>>;
+    /** Connect tokens: market-data tokens (GET /api/dx-feed/auth); access tokens are checked besides. */
+    checkConnectToken: CheckConnectToken;
     /** Rolling 24 h statistics for the instruments channel (synchronous). */
     instrumentStats: (instrument: string) => InstrumentStats | undefined;
     log: pino.Logger;
   },
-): Built<Realtime> {
+): Promise<Built<Realtime>> {
   const { engine, auth, log } = deps;
+  const shared = await openSharedBroker(config);
   const policy = new ChannelPolicy({ env: config.channelEnv, engine, auth });
   const trustProxy = proxyTrust(config.trustProxy);
   const server = createRealtimeServer({
     path: WS_PATH,
+    broker: shared?.broker,
     authorize: policy.authorize,
-    authenticateConnect: policy.authenticateConnect,
+    checkConnectToken: eitherConnectToken(deps.checkConnectToken, policy.checkConnectToken),
     historyFor: policy.historyFor,
     writeDelayMs: config.wsWriteDelayMs,
     logger: log.child({ module: 'realtime' }),
@@ -78,6 +115,7 @@ export function buildRealtime(
       channels.stop();
       stopEndingSessions();
       await server.close(`shutdown (${DisconnectCode.shutdown})`);
+      await shared?.close();
     },
   };
 }

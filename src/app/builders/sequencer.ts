@@ -36,9 +36,9 @@ export function buildSequencer(
   const { engine, durable, log } = deps;
   const bus = new InProcessEventBroker({ logger: log.child({ module: 'event-bus' }) });
   for (const [name, handler] of deps.subscribers) bus.subscribe(name, handler);
-  // The replica reads the same journal file and writes the same snapshot directory (after its own recovery).
+  // The replica reads the same journal and writes the same snapshot store (after its own recovery).
   const replica = config.snapshotWriter === 'replica'
-    ? new ThreadedSnapshotReplica({ journalFile: durable.journalFile, snapshotDir: durable.snapshotDir, keep: 3 })
+    ? new ThreadedSnapshotReplica({ location: durable.location, keep: 3 })
     : undefined;
   const sequencer = new Sequencer({
     engine,
@@ -51,8 +51,8 @@ export function buildSequencer(
     logger: log.child({ module: 'sequencer' }),
     onFatal: (err) => {
       if (err instanceof JournalWriteError) {
-        log.fatal({ err, code: err.code, journal: durable.journalFile },
-          'journal write failed: no command is accepted or acknowledged any more; free space (or fix the disk) where the journal lives, then restart: recovery replays the journal');
+        log.fatal({ err, code: err.code, journal: durable.describe },
+          'journal write failed: no command is accepted or acknowledged any more; free space (or fix the disk, or NATS) where the journal lives, then restart: recovery replays the journal (code JETSTREAM_WRONG_LAST_SEQUENCE: another engine appended to the stream, this one must not restart as the writer)');
       } else {
         log.fatal({ err }, 'sequencer halted; the process must restart and recover from the journal');
       }

@@ -2,13 +2,14 @@
  * verify-journal: replays the journal from zero in a separate engine and compares the state hash with
  * the expected one. Offline (default): the expected state is what a restart would recover (newest
  * snapshot + journal tail) from the data directory. With --online: the running server's checkpoint
- * (a durable seq and its state hash); the replay still reads the journal file locally.
+ * (a durable seq and its state hash); the replay still reads the journal itself: the file in the data
+ * directory, or with JOURNAL=jetstream the stream and snapshot bucket the exchange's configuration names.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEngine, restoreEngine } from '../../engine/engine.js';
-import { FileSnapshotStore } from '../../journal/file-snapshots.js';
-import { openSqliteJournal } from '../../journal/sqlite-journal.js';
+import { buildJournal } from '../../app/builders/journal.js';
+import { loadConfig } from '../../app/config.js';
 import { recoverWithReport, verifyJournal, type ProgressCallback } from '../../sequencer/recovery.js';
 import { adminClient } from '../admin-client.js';
 import { UsageError, type CommandSpec } from '../command.js';
@@ -27,17 +28,20 @@ export const verifyJournalCommand: CommandSpec = {
     'from seq 1 in a fresh engine. Both must have the same state hash and the replay must pass the engine',
     'invariants. Best run on a stopped exchange; use --online while it runs.',
     'Online: expected = the running server\'s checkpoint (POST /api/admin/checkpoint).',
+    'With JOURNAL=jetstream (and NATS_URL, CLUSTER_NAME as the exchange has them) it reads the JetStream stream.',
     'Exit code 0 = verified, 1 = mismatch or error.',
   ].join('\n'),
   options: {
     online: { type: 'boolean', description: "Compare with the running server's state instead of the snapshot" },
   },
   async run({ options, global }) {
+    const config = loadConfig(process.env);
     const file = join(global.dataDir, 'journal.db');
-    if (!existsSync(file)) throw new UsageError(`no journal at ${file} (use --data-dir)`);
+    if (config.journal === 'sqlite' && !existsSync(file)) throw new UsageError(`no journal at ${file} (use --data-dir)`);
     const expectedFromServer = options.online ? await (await adminClient(global)).post<{ seq: number; stateHash: string }>('/api/admin/checkpoint') : undefined;
-    const journal = await openSqliteJournal({ file });
-    const snapshots = new FileSnapshotStore({ dir: join(global.dataDir, 'snapshots') });
+    // Inline writer: nothing is appended, and no writer thread is worth starting for a read.
+    const durable = await buildJournal({ ...config, journalWriter: 'inline' }, global.dataDir);
+    const { journal, snapshots } = durable.service;
     try {
       let expected: { seq: number; stateHash: string; source: string };
       if (expectedFromServer) {
@@ -62,8 +66,7 @@ export const verifyJournalCommand: CommandSpec = {
       ].join('\n'));
       if (!result.ok) throw new VerificationFailed('journal verification failed');
     } finally {
-      await snapshots.close();
-      await journal.close();
+      await durable.stop();
     }
   },
 };

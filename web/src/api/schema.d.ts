@@ -1143,6 +1143,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/dx-feed/auth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Market-data token: a websocket connect token for the public channels only
+         * @description Read-only and short-lived (MARKET_DATA_TOKEN_TTL_SEC). The websocket accepts it as the connect token; it never authorizes a private channel (those need an access token in the subscribe data) nor any REST route.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every error: { error: { code, message } } */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description DxFeedAuthToken */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description when the token expires, ms since the epoch */
+                            expireAt: number;
+                            /** @description JWT; send it as the websocket connect token */
+                            token: string;
+                        };
+                    };
+                };
+                /** @description Every error: { error: { code, message } } */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/fill": {
         parameters: {
             query?: never;
@@ -1421,6 +1493,69 @@ export interface paths {
         trace?: never;
     };
     "/api/market/{instrument}/recent-trades": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Anonymized recent trades, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    instrument: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every error: { error: { code, message } } */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description ISO 8601 timestamp */
+                            createdAt: string;
+                            executionId: string;
+                            fillPrice: number;
+                            fillQuantity: number;
+                            instrument: string;
+                            /** @enum {string} */
+                            side: "BUY" | "SELL";
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/market/{instrument}/trades": {
         parameters: {
             query?: never;
             header?: never;
@@ -2871,6 +3006,193 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/order/limit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace 1 to 50 limit orders of any instruments (deprecated; per-item results)
+         * @description Deprecated form of PUT /api/order/limit/{instrument} (public clients still call it): the orders may be on different instruments; each instrument's items are replaced as one batch. A signed replace applies at most once while its order is open: repeating an earlier replace of the order (same quantity and prices, hence the same signature) is refused with 409 SIGNATURE_ALREADY_USED, so a replayed old replace cannot undo a newer one. To return to earlier values, change the quantity by one increment. Here such an item fails with that error's message.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description decimal as string or number; rounded half-up to 8 decimal places */
+                        limitPrice: string | number;
+                        /** @description version 1 (UUID) or version 2 order id */
+                        orderId: string;
+                        /** @description "yes" = post-only */
+                        postOnly?: string;
+                        /** @description decimal as string or number; rounded half-up to 8 decimal places */
+                        quantity: string | number;
+                        /** @description 65-byte EIP-712 signature, 0x-hex */
+                        signature: string;
+                        /** @description self-match prevention */
+                        smp?: {
+                            smp: boolean;
+                            smpId: string;
+                        };
+                    }[];
+                };
+            };
+            responses: {
+                /** @description Every error: { error: { code, message } } */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            failReason?: string;
+                            orderId: string;
+                            success: boolean;
+                        }[];
+                    };
+                };
+            };
+        };
+        /** Create a limit order (version 1: id may be a UUID) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description Limit order (version 1 route) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description must equal the server's chain id */
+                        chainId: string | number;
+                        /** @description version 1 (UUID) or version 2 order id; a UUID is kept as DDDDD:<its first 26 hex digits> */
+                        id: string;
+                        instrument: string;
+                        /** @default 1 */
+                        leverage?: number;
+                        /** @description decimal as string or number; rounded half-up to 8 decimal places */
+                        limitPrice: string | number;
+                        /** @description "yes" = post-only */
+                        postOnly?: string;
+                        /** @description decimal as string or number; rounded half-up to 8 decimal places */
+                        quantity: string | number;
+                        /** @enum {string} */
+                        side: "BUY" | "SELL";
+                        /** @description 65-byte EIP-712 signature, 0x-hex */
+                        signature: string;
+                        /** @description self-match prevention */
+                        smp?: {
+                            smp: boolean;
+                            smpId: string;
+                        };
+                        /**
+                         * @default GTC
+                         * @enum {string}
+                         */
+                        timeInForce?: "GTC" | "DAY" | "FOK" | "IOC";
+                        tpsl?: {
+                            /** @description decimal as string or number; rounded half-up to 8 decimal places */
+                            price: string | number;
+                            /** @description decimal as string or number; rounded half-up to 8 decimal places */
+                            quantity: string | number;
+                            /** @enum {string} */
+                            side: "BUY" | "SELL";
+                            /** @enum {string} */
+                            type: "take-profit" | "stop-loss";
+                        }[] | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Every error: { error: { code, message } } */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Order */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cashQuantity: number;
+                            /** @description ISO 8601 timestamp */
+                            createdAt: string;
+                            exchangeRequestId?: string;
+                            fee: {
+                                coin: string;
+                                quantity: number;
+                            }[];
+                            filledAvgPrice: number;
+                            /** @enum {string} */
+                            group: "manually" | "tpsl" | "take-profit" | "stop-loss" | "liquidation" | "adl" | "otc" | "otc-hidden";
+                            /** @description OrderIdOutput (v2 format) */
+                            id: string;
+                            instrument: string;
+                            limitPrice: number;
+                            quantity: number;
+                            realizedPnL: number;
+                            rejectedReason: string;
+                            /** @enum {string} */
+                            side: "BUY" | "SELL";
+                            /** @enum {string} */
+                            status: "INTENTION" | "NEW" | "PARTIALLY_FILLED" | "FILLED" | "CANCELLED" | "REJECTED" | "EXPIRED" | "REPLACED" | "ERROR";
+                            stopPrice: number | null;
+                            /** @description ISO 8601 timestamp */
+                            triggeredAt: string | null;
+                            /** @enum {string} */
+                            type: "LIMIT" | "MARKET" | "STOP" | "STOP_LIMIT";
+                            unFilledQuantity: number;
+                            /** @description ISO 8601 timestamp */
+                            updatedAt: string;
+                            /** @description owner's exchange id */
+                            user: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/order/limit/{instrument}": {
         parameters: {
             query?: never;
@@ -2950,6 +3272,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/order/market": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a market order (version 1: id may be a UUID) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description Market order (version 1 route) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description decimal as string or number; rounded half-up to 8 decimal places */
+                        cashQuantity: string | number;
+                        /** @description must equal the server's chain id */
+                        chainId: string | number;
+                        /** @description version 1 (UUID) or version 2 order id; a UUID is kept as DDDDD:<its first 26 hex digits> */
+                        id: string;
+                        instrument: string;
+                        /** @default 1 */
+                        leverage?: number;
+                        /** @enum {string} */
+                        side: "BUY" | "SELL";
+                        /** @description 65-byte EIP-712 signature, 0x-hex */
+                        signature: string;
+                        /** @description self-match prevention */
+                        smp?: {
+                            smp: boolean;
+                            smpId: string;
+                        };
+                        /**
+                         * @default IOC
+                         * @enum {string}
+                         */
+                        timeInForce?: "IOC" | "FOK";
+                        tpsl?: {
+                            /** @description decimal as string or number; rounded half-up to 8 decimal places */
+                            price: string | number;
+                            /** @description decimal as string or number; rounded half-up to 8 decimal places */
+                            quantity: string | number;
+                            /** @enum {string} */
+                            side: "BUY" | "SELL";
+                            /** @enum {string} */
+                            type: "take-profit" | "stop-loss";
+                        }[] | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Every error: { error: { code, message } } */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Order */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cashQuantity: number;
+                            /** @description ISO 8601 timestamp */
+                            createdAt: string;
+                            exchangeRequestId?: string;
+                            fee: {
+                                coin: string;
+                                quantity: number;
+                            }[];
+                            filledAvgPrice: number;
+                            /** @enum {string} */
+                            group: "manually" | "tpsl" | "take-profit" | "stop-loss" | "liquidation" | "adl" | "otc" | "otc-hidden";
+                            /** @description OrderIdOutput (v2 format) */
+                            id: string;
+                            instrument: string;
+                            limitPrice: number;
+                            quantity: number;
+                            realizedPnL: number;
+                            rejectedReason: string;
+                            /** @enum {string} */
+                            side: "BUY" | "SELL";
+                            /** @enum {string} */
+                            status: "INTENTION" | "NEW" | "PARTIALLY_FILLED" | "FILLED" | "CANCELLED" | "REJECTED" | "EXPIRED" | "REPLACED" | "ERROR";
+                            stopPrice: number | null;
+                            /** @description ISO 8601 timestamp */
+                            triggeredAt: string | null;
+                            /** @enum {string} */
+                            type: "LIMIT" | "MARKET" | "STOP" | "STOP_LIMIT";
+                            unFilledQuantity: number;
+                            /** @description ISO 8601 timestamp */
+                            updatedAt: string;
+                            /** @description owner's exchange id */
+                            user: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/order/mass-cancel": {
         parameters: {
             query?: never;
@@ -2959,7 +3403,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel all orders of an instrument */
+        /** Cancel all orders of an instrument, or of every instrument when none is named */
         post: {
             parameters: {
                 query?: never;
@@ -2972,7 +3416,8 @@ export interface paths {
                     "application/json": {
                         /** @default false */
                         dbSync?: boolean;
-                        instrument: string;
+                        /** @description absent: every instrument (public clients may omit it) */
+                        instrument?: string;
                     };
                 };
             };
@@ -3030,6 +3475,94 @@ export interface paths {
                     "application/json": {
                         orderIds: string[];
                     };
+                };
+            };
+            responses: {
+                /** @description Every error: { error: { code, message } } */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            failReason?: string;
+                            orderId: string;
+                            success: boolean;
+                        }[];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/order/mass-limit/{instrument}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create up to 20 limit orders (per-item results) (version 1: id may be a UUID) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    instrument: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description must equal the server's chain id */
+                        chainId: string | number;
+                        /** @description version 1 (UUID) or version 2 order id; a UUID is kept as DDDDD:<its first 26 hex digits> */
+                        id: string;
+                        instrument: string;
+                        /** @default 1 */
+                        leverage?: number;
+                        /** @description decimal as string or number; rounded half-up to 8 decimal places */
+                        limitPrice: string | number;
+                        /** @description "yes" = post-only */
+                        postOnly?: string;
+                        /** @description decimal as string or number; rounded half-up to 8 decimal places */
+                        quantity: string | number;
+                        /** @enum {string} */
+                        side: "BUY" | "SELL";
+                        /** @description 65-byte EIP-712 signature, 0x-hex */
+                        signature: string;
+                        /** @description self-match prevention */
+                        smp?: {
+                            smp: boolean;
+                            smpId: string;
+                        };
+                        /**
+                         * @default GTC
+                         * @enum {string}
+                         */
+                        timeInForce?: "GTC" | "DAY" | "FOK" | "IOC";
+                    }[];
                 };
             };
             responses: {
@@ -3145,6 +3678,127 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/order/stop-limit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a stop-limit order (version 1: id may be a UUID) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description Stop-limit order (version 1 route) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description must equal the server's chain id */
+                        chainId: string | number;
+                        /** @description version 1 (UUID) or version 2 order id; a UUID is kept as DDDDD:<its first 26 hex digits> */
+                        id: string;
+                        instrument: string;
+                        /** @default 1 */
+                        leverage?: number;
+                        /** @description decimal as string or number; rounded half-up to 8 decimal places */
+                        limitPrice: string | number;
+                        /** @description decimal as string or number; rounded half-up to 8 decimal places */
+                        quantity: string | number;
+                        /** @enum {string} */
+                        side: "BUY" | "SELL";
+                        /** @description 65-byte EIP-712 signature, 0x-hex */
+                        signature: string;
+                        /** @description self-match prevention */
+                        smp?: {
+                            smp: boolean;
+                            smpId: string;
+                        };
+                        /** @description decimal as string or number; rounded half-up to 8 decimal places */
+                        stopPrice: string | number;
+                        tpsl?: {
+                            /** @description decimal as string or number; rounded half-up to 8 decimal places */
+                            price: string | number;
+                            /** @description decimal as string or number; rounded half-up to 8 decimal places */
+                            quantity: string | number;
+                            /** @enum {string} */
+                            side: "BUY" | "SELL";
+                            /** @enum {string} */
+                            type: "take-profit" | "stop-loss";
+                        }[] | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Every error: { error: { code, message } } */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Order */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cashQuantity: number;
+                            /** @description ISO 8601 timestamp */
+                            createdAt: string;
+                            exchangeRequestId?: string;
+                            fee: {
+                                coin: string;
+                                quantity: number;
+                            }[];
+                            filledAvgPrice: number;
+                            /** @enum {string} */
+                            group: "manually" | "tpsl" | "take-profit" | "stop-loss" | "liquidation" | "adl" | "otc" | "otc-hidden";
+                            /** @description OrderIdOutput (v2 format) */
+                            id: string;
+                            instrument: string;
+                            limitPrice: number;
+                            quantity: number;
+                            realizedPnL: number;
+                            rejectedReason: string;
+                            /** @enum {string} */
+                            side: "BUY" | "SELL";
+                            /** @enum {string} */
+                            status: "INTENTION" | "NEW" | "PARTIALLY_FILLED" | "FILLED" | "CANCELLED" | "REJECTED" | "EXPIRED" | "REPLACED" | "ERROR";
+                            stopPrice: number | null;
+                            /** @description ISO 8601 timestamp */
+                            triggeredAt: string | null;
+                            /** @enum {string} */
+                            type: "LIMIT" | "MARKET" | "STOP" | "STOP_LIMIT";
+                            unFilledQuantity: number;
+                            /** @description ISO 8601 timestamp */
+                            updatedAt: string;
+                            /** @description owner's exchange id */
+                            user: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/pair/{pairId}/favorite": {
         parameters: {
             query?: never;
@@ -3229,8 +3883,10 @@ export interface paths {
                     content: {
                         "application/json": {
                             ok: boolean;
-                            /** @description server time, ms */
+                            /** @description the same time, ms (earlier field name) */
                             t: number;
+                            /** @description server time, ms since the epoch (what public clients read) */
+                            time: number;
                         };
                     };
                 };
@@ -3400,6 +4056,113 @@ export interface paths {
             };
         };
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/position/{instrument}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Close (part of) a position with a reduce-only market order (version 1: id may be a UUID) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    instrument: string;
+                };
+                cookie?: never;
+            };
+            /** @description Position close (version 1 route; quantity 0 = the whole position) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description must equal the server's chain id */
+                        chainId: string | number;
+                        /** @description version 1 (UUID) or version 2 order id; a UUID is kept as DDDDD:<its first 26 hex digits> */
+                        id: string;
+                        /** @description optional; when sent, must equal the path instrument (it is signed) */
+                        instrument?: string;
+                        leverage: number;
+                        /** @description decimal as string or number; rounded half-up to 8 decimal places */
+                        quantity: string | number;
+                        /** @description 65-byte EIP-712 signature, 0x-hex */
+                        signature: string;
+                        /** @description self-match prevention */
+                        smp?: {
+                            smp: boolean;
+                            smpId: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Every error: { error: { code, message } } */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Order */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cashQuantity: number;
+                            /** @description ISO 8601 timestamp */
+                            createdAt: string;
+                            exchangeRequestId?: string;
+                            fee: {
+                                coin: string;
+                                quantity: number;
+                            }[];
+                            filledAvgPrice: number;
+                            /** @enum {string} */
+                            group: "manually" | "tpsl" | "take-profit" | "stop-loss" | "liquidation" | "adl" | "otc" | "otc-hidden";
+                            /** @description OrderIdOutput (v2 format) */
+                            id: string;
+                            instrument: string;
+                            limitPrice: number;
+                            quantity: number;
+                            realizedPnL: number;
+                            rejectedReason: string;
+                            /** @enum {string} */
+                            side: "BUY" | "SELL";
+                            /** @enum {string} */
+                            status: "INTENTION" | "NEW" | "PARTIALLY_FILLED" | "FILLED" | "CANCELLED" | "REJECTED" | "EXPIRED" | "REPLACED" | "ERROR";
+                            stopPrice: number | null;
+                            /** @description ISO 8601 timestamp */
+                            triggeredAt: string | null;
+                            /** @enum {string} */
+                            type: "LIMIT" | "MARKET" | "STOP" | "STOP_LIMIT";
+                            unFilledQuantity: number;
+                            /** @description ISO 8601 timestamp */
+                            updatedAt: string;
+                            /** @description owner's exchange id */
+                            user: string;
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -4150,8 +4913,10 @@ export interface paths {
                         order?: string | null;
                         /** @description decimal as string or number; rounded half-up to 8 decimal places */
                         price: string | number;
-                        /** @description decimal as string or number; rounded half-up to 8 decimal places */
-                        quantity: string | number;
+                        /** @description required unless sent as `query` */
+                        quantity?: string | number;
+                        /** @description the quantity, under the key the public client (updateTpSl) uses; `quantity` wins when both are sent */
+                        query?: string | number;
                         /** @enum {string} */
                         side: "BUY" | "SELL";
                         /** @description 65-byte EIP-712 signature, 0x-hex */
@@ -6901,6 +7666,122 @@ export interface paths {
                             /** @description collateral is USD-pegged: equals balance */
                             balanceUSD: number;
                             currency: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/user/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in auth user (the `user` of the sign-up response) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every error: { error: { code, message } } */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description ISO 8601 timestamp */
+                            createdAt: string;
+                            id: string;
+                            role: string;
+                            smartAccountAddress: string;
+                            /** @description ISO 8601 timestamp */
+                            updatedAt: string;
+                            wallet: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/user/me/service": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Services of the auth user (`exchange`) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every error: { error: { code, message } } */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description ISO 8601 timestamp */
+                            createdAt: string;
+                            /** @enum {string} */
+                            service: "exchange";
+                            /** @description the auth user id */
+                            user: string;
                         }[];
                     };
                 };

@@ -1,0 +1,27 @@
+/** Names of one cluster's JetStream resources and subjects, derived from its name so two clusters on one NATS never meet. */
+
+export interface ClusterNames {
+  /** Stream holding the command log. */
+  commandStream: string;
+  /** Its one subject: only the leader publishes here. */
+  commandSubject: string;
+  /** Core NATS request subject: gateways send commands here, the engine leader answers (outside the stream). */
+  submitSubject: string;
+  /** Object store bucket of the engine snapshots. */
+  snapshotBucket: string;
+}
+
+/** Stream and bucket names allow letters, digits, `_` and `-` only. */
+const CLUSTER_NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
+
+export const isClusterName = (name: string): boolean => CLUSTER_NAME_RE.test(name);
+
+export function clusterNames(cluster: string): ClusterNames {
+  if (!isClusterName(cluster)) throw new Error(`cluster name must be 1-64 letters, digits, _ or -, got "${cluster}"`);
+  return {
+    commandStream: `PERPX_${cluster}_COMMANDS`,
+    commandSubject: `perpx.${cluster}.commands`,
+    submitSubject: `perpx.${cluster}.commands.submit`,
+    snapshotBucket: `perpx-${cluster}-snapshots`,
+  };
+}
