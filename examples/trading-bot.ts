@@ -10,11 +10,14 @@
  *   3. listens over the real-time websocket (centrifuge client) to the order book and to its own orders
  *      and positions (private channels, authorized with the access token);
  *   4. places a limit order below the market, replaces it (new price and size), cancels it;
- *   5. opens a small position with a market order and closes it again.
+ *   5. opens a small position with a market order and closes it again;
+ *   6. with RUN_SECONDS set, keeps trading and listening that long, then checks that the order channel
+ *      delivered every order it placed in the state the REST API reports (no private event lost).
  * Every order is signed with EIP-712 by the same wallet. Exits 0 when everything worked.
  *
  * Environment: PERPX_URL (default http://127.0.0.1:8080), PRIVATE_KEY (default: DATA_DIR/demo-wallet.json,
- * else a fresh random wallet), CHAIN_ID (16182), CHANNEL_ENV (futures-perp-dev), INSTRUMENT (BTCUSDT).
+ * else a fresh random wallet), CHAIN_ID (16182), CHANNEL_ENV (futures-perp-dev), INSTRUMENT (BTCUSDT),
+ * RUN_SECONDS (0: steps 1-5 only).
  * Dependencies: ethers, siwe, centrifuge, ws — all from npm.
  */
 import { randomUUID } from 'node:crypto';
@@ -30,6 +33,7 @@ const CHAIN_ID = process.env.CHAIN_ID || '16182';
 const CHANNEL_ENV = process.env.CHANNEL_ENV || 'futures-perp-dev';
 const INSTRUMENT = process.env.INSTRUMENT || 'BTCUSDT';
 const LEVERAGE = 10;
+const RUN_SECONDS = Number(process.env.RUN_SECONDS || 0);
 
 // EIP-712: the exchange's domain and the typed structs of the operations used here.
 const DOMAIN = { name: 'EVEDEX', version: '2', chainId: CHAIN_ID, salt: '0x5792f7333c35db190e30acc144f049fd15b24f552c0010b8b3e06f9105c37c5a' };
@@ -210,9 +214,12 @@ export async function main(): Promise<void> {
     const ob = (ctx.data as { orderBook: { bids: Array<{ price: number }>; asks: Array<{ price: number }> } }).orderBook;
     log(`book ${INSTRUMENT}: bid ${ob.bids.at(-1)?.price ?? '-'} / ask ${ob.asks[0]?.price ?? '-'}`);
   });
+  // The latest state of each order as the order channel told it (step 6 checks it against REST).
+  const delivered = new Map<string, string>();
   orders.on('publication', (ctx) => {
     const o = ctx.data as OrderEvent;
-    log(`order ${o.id}: ${o.status} ${o.quantity} @ ${o.limitPrice}`);
+    delivered.set(o.id, o.status);
+    if (RUN_SECONDS === 0) log(`order ${o.id}: ${o.status} ${o.quantity} @ ${o.limitPrice}`);
   });
   log(`listening on ${wsUrl}`);
 
@@ -263,9 +270,62 @@ export async function main(): Promise<void> {
   await closed;
   log('position closed');
 
+  if (RUN_SECONDS > 0) await keepTrading(api, wallet, inst, [id, marketId, closeId], delivered);
+
   balance = await api.request('GET', '/api/market/available-balance');
   log(`done; available balance ${balance.availableBalance} USDT`);
   ws.disconnect();
+}
+
+/**
+ * 6. Trades for RUN_SECONDS (a resting order placed and cancelled every round, a position opened and closed
+ * every fifth), refreshing its access token as it goes, then waits until the order channel has told the REST
+ * state of every order it placed: a lost private event fails the run.
+ */
+async function keepTrading(
+  api: ExchangeClient,
+  wallet: Wallet,
+  inst: { markPrice: number; priceIncrement: number; minQuantity: number },
+  placed: string[],
+  delivered: Map<string, string>,
+): Promise<void> {
+  const qty = String(inst.minQuantity * 10);
+  const end = Date.now() + RUN_SECONDS * 1000;
+  let rounds = 0;
+  for (; Date.now() < end; rounds++) {
+    const id = newOrderId();
+    const price = toIncrement(inst.markPrice * 0.9, inst.priceIncrement);
+    const sig = await wallet.signTypedData(DOMAIN, { 'New limit order': TYPES['New limit order'] },
+      { id, instrument: INSTRUMENT, side: 'BUY', leverage: LEVERAGE, quantity: e8(qty), limitPrice: e8(price), chainId: BigInt(CHAIN_ID) });
+    await api.request('POST', '/api/v2/order/limit', { id, instrument: INSTRUMENT, side: 'BUY', timeInForce: 'GTC', leverage: LEVERAGE, quantity: qty, limitPrice: price, chainId: CHAIN_ID, signature: sig });
+    await api.request('DELETE', `/api/order/${id}`);
+    placed.push(id);
+    if (rounds % 5 === 0) placed.push(...(await roundTrip(api, wallet)));
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const deadline = Date.now() + 15_000;
+  for (const id of placed) {
+    const { status } = await api.request<{ status: string }>('GET', `/api/order/${id}`);
+    while (delivered.get(id) !== status) {
+      if (Date.now() > deadline) throw new Error(`order ${id}: REST says ${status}, the order channel said ${delivered.get(id) ?? 'nothing'}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  log(`ran ${RUN_SECONDS} s: ${rounds} rounds, ${placed.length} orders, every one delivered on the order channel`);
+}
+
+/** A small market buy and the close of the position: the ids of both orders. */
+async function roundTrip(api: ExchangeClient, wallet: Wallet): Promise<string[]> {
+  const buyId = newOrderId();
+  const cash = '200';
+  const buySig = await wallet.signTypedData(DOMAIN, { 'New market order': TYPES['New market order'] },
+    { id: buyId, instrument: INSTRUMENT, side: 'BUY', timeInForce: 'IOC', leverage: LEVERAGE, cashQuantity: e8(cash), chainId: BigInt(CHAIN_ID) });
+  await api.request('POST', '/api/v2/order/market', { id: buyId, instrument: INSTRUMENT, side: 'BUY', timeInForce: 'IOC', leverage: LEVERAGE, cashQuantity: cash, chainId: CHAIN_ID, signature: buySig });
+  const closeId = newOrderId();
+  const closeSig = await wallet.signTypedData(DOMAIN, { 'Position close order': TYPES['Position close order'] },
+    { id: closeId, instrument: INSTRUMENT, leverage: LEVERAGE, quantity: 0n, chainId: BigInt(CHAIN_ID) });
+  await api.request('POST', `/api/v2/position/${INSTRUMENT}/close`, { id: closeId, quantity: 0, leverage: LEVERAGE, chainId: CHAIN_ID, signature: closeSig });
+  return [buyId, closeId];
 }
 
 main().then(

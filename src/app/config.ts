@@ -32,6 +32,8 @@ export interface ExchangeConfig {
   /** Lifetime of market-data tokens (GET /api/dx-feed/auth), seconds. */
   marketDataTokenTtlSec: number;
   refreshTokenTtlSec: number;
+  /** Rotated refresh tokens yield the same successor for this long (concurrent refreshes), seconds. */
+  refreshGraceSec: number;
   signatureThreads: number;
   /** 'thread': journal commits on a writer thread (default); 'inline': on the event loop. */
   journalWriter: 'thread' | 'inline';
@@ -123,6 +125,7 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'ACCESS_TOKEN_TTL_SEC', default: '300', doc: 'Lifetime of access JWTs, seconds.' },
   { env: 'MARKET_DATA_TOKEN_TTL_SEC', default: '600', doc: 'Lifetime of market-data tokens (GET /api/dx-feed/auth: a websocket connect token for the public channels only), seconds.' },
   { env: 'REFRESH_TOKEN_TTL_SEC', default: '2592000', doc: 'Lifetime of refresh tokens, seconds (30 days).' },
+  { env: 'REFRESH_GRACE_SEC', default: '10', doc: 'Grace window after a refresh-token rotation, seconds: presenting the same (rotated) refresh token again within it returns the same successor and a fresh access token, so a client refreshing from several requests at once keeps its session; after it, the rotated token counts as reuse and revokes the session (0 = no grace). See docs/security.md.' },
   { env: 'SIGNATURE_THREADS', default: '2', doc: 'Worker threads recovering EIP-712 signers (0 = in-process).' },
   { env: 'JOURNAL_WRITER', default: 'thread', doc: 'Where journal commits (and their fsync) run: thread = a writer thread, so the event loop keeps serving requests meanwhile; inline = on the event loop.' },
   { env: 'JOURNAL', default: 'sqlite', doc: 'Where the command journal and the engine snapshots live: sqlite = DATA_DIR/journal.db and DATA_DIR/snapshots; jetstream = a NATS JetStream stream and object store (NATS_URL, CLUSTER_NAME), replicated when NATS_STREAM_REPLICAS > 1 (docs/operations.md, "JetStream journal").' },
@@ -332,6 +335,7 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
     accessTokenTtlSec: int(env, 'ACCESS_TOKEN_TTL_SEC', 300, 1),
     marketDataTokenTtlSec: int(env, 'MARKET_DATA_TOKEN_TTL_SEC', 600, 1),
     refreshTokenTtlSec: int(env, 'REFRESH_TOKEN_TTL_SEC', 2592000, 1),
+    refreshGraceSec: int(env, 'REFRESH_GRACE_SEC', 10),
     signatureThreads: int(env, 'SIGNATURE_THREADS', 2),
     journalWriter,
     journal,

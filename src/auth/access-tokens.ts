@@ -1,7 +1,10 @@
 /**
  * Access JWTs: short-lived, algorithm pinned, typed (`typ: 'access'`) so no other JWT we might mint passes.
- * `sid` names the session (refresh-token family), so a revoked session's tokens can be refused before expiry.
+ * `sid` names the session (refresh-token family), so a revoked session's tokens can be refused before expiry;
+ * `sexp` is when that session ends unless refreshed (its live refresh token's expiry), which bounds how long a
+ * real-time subscription authorized with the token may live; `jti` makes every token distinct.
  */
+import { randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import type { SigningKey } from './jwt-signing-key.js';
 
@@ -15,6 +18,8 @@ export interface AccessClaims {
   sessionId: string;
   /** ms */
   expiresAt: number;
+  /** ms: when the session ends unless refreshed; the token's own expiry for tokens minted without it */
+  sessionExpiresAt: number;
 }
 
 export class AccessTokens {
@@ -29,9 +34,11 @@ export class AccessTokens {
     return this.ttlSec * 1000;
   }
 
-  async sign(userId: string, exchangeId: number, sessionId: string): Promise<string> {
+  /** `sessionExpiresAt`: ms, the expiry of the session's live refresh token. */
+  async sign(userId: string, exchangeId: number, sessionId: string, sessionExpiresAt: number): Promise<string> {
     const iat = Math.floor(this.now() / 1000);
-    return new SignJWT({ exid: exchangeId, sid: sessionId, typ: 'access' })
+    return new SignJWT({ exid: exchangeId, sid: sessionId, sexp: Math.floor(sessionExpiresAt / 1000), typ: 'access' })
+      .setJti(randomUUID())
       .setProtectedHeader({ alg: this.key.alg, kid: this.key.kid, typ: 'JWT' })
       .setSubject(userId)
       .setIssuer(this.issuer)
@@ -53,7 +60,9 @@ export class AccessTokens {
       if (typeof payload.exid !== 'number' || !Number.isSafeInteger(payload.exid)) return null;
       // A token without a session (minted before sessions were named) could never be revoked: refused.
       if (typeof payload.sid !== 'string' || payload.sid.length === 0) return null;
-      return { userId: payload.sub, exchangeId: payload.exid, sessionId: payload.sid, expiresAt: (payload.exp as number) * 1000 };
+      const expiresAt = (payload.exp as number) * 1000;
+      const sessionExpiresAt = typeof payload.sexp === 'number' && Number.isFinite(payload.sexp) ? Math.max(expiresAt, payload.sexp * 1000) : expiresAt;
+      return { userId: payload.sub, exchangeId: payload.exid, sessionId: payload.sid, expiresAt, sessionExpiresAt };
     } catch {
       return null;
     }

@@ -11,12 +11,13 @@ import { BoundedCache } from './bounded-cache.js';
 import { loadOrCreateSigningKey, type SigningKey } from './jwt-signing-key.js';
 import { DEFAULT_NONCE_LIMITS, NonceStore, type NonceLimits } from './nonce-store.js';
 import { DEFAULT_ALLOWED_DOMAINS, OriginAllowList } from './origin-allow-list.js';
+import { RefreshRotation } from './refresh-rotation.js';
 import { RevokedSessions } from './revoked-sessions.js';
-import { opaqueToken, sha256Hex } from './secrets.js';
+import { sha256Hex } from './secrets.js';
 import { InProcessSessionEvents } from './session-events.js';
 import { verifySiweSignIn } from './siwe-verification.js';
 import { deriveSmartAccountAddress } from './smart-account.js';
-import type { AuthStore, RefreshTokenRow, SessionEvents } from './ports.js';
+import type { AuthStore, SessionEvents } from './ports.js';
 import {
   AuthError,
   SCOPES,
@@ -46,6 +47,8 @@ export interface AuthServiceOptions {
   accessTokenTtlSec?: number;
   /** default 30 days */
   refreshTokenTtlSec?: number;
+  /** how long a rotated refresh token still yields its successor (concurrent refreshes); default 10 */
+  refreshGraceSec?: number;
   /** default 300 */
   nonceTtlSec?: number;
   /** outstanding nonces in all and per client; default DEFAULT_NONCE_LIMITS */
@@ -63,6 +66,7 @@ export interface AuthServiceOptions {
 const DEFAULTS = {
   accessTokenTtlSec: 300,
   refreshTokenTtlSec: 30 * 24 * 3600,
+  refreshGraceSec: 10,
   nonceTtlSec: 300,
   issuer: DEFAULT_TOKEN_ISSUER,
 };
@@ -86,7 +90,13 @@ export async function createAuthService(opts: AuthServiceOptions): Promise<Walle
   for (const r of await store.revokedFamiliesSince(now() - access.ttlMs - CLOCK_SLACK_MS)) revoked.add(r.familyId, r.revokedAt, now());
   return new WalletAuthService(store, access, {
     chainId: opts.chainId,
-    refreshTokenTtlMs: (opts.refreshTokenTtlSec ?? DEFAULTS.refreshTokenTtlSec) * 1000,
+    rotation: new RefreshRotation({
+      store,
+      successorSecret: key.successorSecret,
+      refreshTokenTtlMs: (opts.refreshTokenTtlSec ?? DEFAULTS.refreshTokenTtlSec) * 1000,
+      graceMs: (opts.refreshGraceSec ?? DEFAULTS.refreshGraceSec) * 1000,
+      now,
+    }),
     nonces: new NonceStore((opts.nonceTtlSec ?? DEFAULTS.nonceTtlSec) * 1000, now, opts.nonceLimits ?? DEFAULT_NONCE_LIMITS),
     origins: new OriginAllowList(opts.allowedDomains ?? DEFAULT_ALLOWED_DOMAINS),
     events: opts.sessionEvents ?? new InProcessSessionEvents(),
@@ -97,7 +107,7 @@ export async function createAuthService(opts: AuthServiceOptions): Promise<Walle
 
 interface ServiceConfig {
   chainId: string;
-  refreshTokenTtlMs: number;
+  rotation: RefreshRotation;
   nonces: NonceStore;
   origins: OriginAllowList;
   events: SessionEvents;
@@ -162,40 +172,29 @@ export class WalletAuthService implements AuthService {
     });
     const user = await this.findOrCreateUser(wallet);
     const sessionId = randomUUID();
-    const refresh = this.newRefreshToken(user, sessionId);
+    const refresh = this.cfg.rotation.first(user.id, sessionId);
     await this.store.insertRefreshToken(refresh.row);
-    const accessToken = await this.access.sign(user.id, user.exchangeId, sessionId);
+    const accessToken = await this.access.sign(user.id, user.exchangeId, sessionId, refresh.row.expiresAt);
     return { user, token: { accessToken, refreshToken: refresh.token } };
   }
 
   async refresh(refreshToken: string): Promise<{ user: UserRecord; token: TokenPair }> {
     const inactive = () => new AuthError(401, 'invalid_refresh_token', 'Refresh token is invalid or expired; sign in again');
-    const reused = () => new AuthError(401, 'refresh_token_reused', 'Refresh token was already used; the session is revoked, sign in again');
     if (typeof refreshToken !== 'string' || refreshToken.length === 0) throw inactive();
-    const hash = sha256Hex(refreshToken);
-    const row = await this.store.findRefreshToken(hash);
-    if (!row || row.revokedAt !== null) throw inactive();
-    if (row.rotatedAt !== null) {
-      // A rotated token came back: either it leaked or a client replayed it. Both copies of the
-      // session are suspect, so the whole family dies (OAuth 2.0 Security BCP, refresh rotation).
-      await this.revokeSession(row.familyId, row.userId);
-      throw reused();
+    const outcome = await this.cfg.rotation.rotate(refreshToken);
+    if (outcome.kind === 'inactive') throw inactive();
+    if (outcome.kind === 'reused') {
+      // A rotated token came back after the grace: either it leaked or a client replayed it. Both copies
+      // of the session are suspect, so the whole family dies (OAuth 2.0 Security BCP, refresh rotation).
+      await this.revokeSession(outcome.parent.familyId, outcome.parent.userId);
+      throw new AuthError(401, 'refresh_token_reused', 'Refresh token was already used; the session is revoked, sign in again');
     }
-    if (row.expiresAt <= this.cfg.now()) throw inactive();
-    const user = await this.store.findUserById(row.userId);
+    const { parent, child } = outcome;
+    const user = await this.store.findUserById(parent.userId);
     if (!user) throw inactive();
-    // The access token is signed before the rotation commits: a logout that lands in between either makes
-    // the rotation fail or revokes the new token with the rest of the family (its sid is in the revoked set).
-    const accessToken = await this.access.sign(user.id, user.exchangeId, row.familyId);
-    const next = this.newRefreshToken(user, row.familyId);
-    if (!(await this.store.rotateRefreshToken(hash, next.row, this.cfg.now()))) {
-      // Lost to a logout (revoked): just inactive. Lost to another refresh of the same token: reuse.
-      const current = await this.store.findRefreshToken(hash);
-      if (current?.revokedAt !== null) throw inactive();
-      await this.revokeSession(row.familyId, row.userId);
-      throw reused();
-    }
-    return { user, token: { accessToken, refreshToken: next.token } };
+    // A logout landing after the rotation revokes the child with the family, and this token by its sid.
+    const accessToken = await this.access.sign(user.id, user.exchangeId, parent.familyId, child.row.expiresAt);
+    return { user, token: { accessToken, refreshToken: child.token } };
   }
 
   async logout(token: string): Promise<void> {
@@ -257,7 +256,7 @@ export class WalletAuthService implements AuthService {
     const user = await this.userById(claims.userId, now);
     // Checked after the last wait: a revocation that landed meanwhile counts.
     if (!user || user.exchangeId !== claims.exchangeId || this.cfg.revoked.has(claims.sessionId)) return null;
-    return { user, expiresAt: claims.expiresAt, sessionId: claims.sessionId };
+    return { user, expiresAt: claims.expiresAt, sessionId: claims.sessionId, sessionExpiresAt: claims.sessionExpiresAt };
   }
 
   async getUserByExchangeId(exchangeId: number): Promise<UserRecord | undefined> {
@@ -342,15 +341,6 @@ export class WalletAuthService implements AuthService {
     // Refused here at once, even should the announcement be lost or the session have been revoked before.
     this.cfg.revoked.add(sessionId, revokedAt, revokedAt);
     if (await this.store.revokeRefreshFamily(sessionId, revokedAt)) this.cfg.events.publish({ sessionId, userId, revokedAt });
-  }
-
-  private newRefreshToken(user: UserRecord, familyId: string): { token: string; row: RefreshTokenRow } {
-    const now = this.cfg.now();
-    const token = opaqueToken();
-    return {
-      token,
-      row: { tokenHash: sha256Hex(token), familyId, userId: user.id, createdAt: now, expiresAt: now + this.cfg.refreshTokenTtlMs, rotatedAt: null, revokedAt: null },
-    };
   }
 
   private findOrCreateUser(walletLower: string): Promise<UserRecord> {

@@ -4,6 +4,7 @@
  * sharing the data dir signs/verifies with the same key. ES256 rather than EdDSA because more
  * third-party JWT verifiers accept it; jose signs and verifies both at the same speed.
  */
+import { hkdfSync } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
@@ -16,6 +17,11 @@ export interface SigningKey {
   kid: string;
   privateKey: CryptoKey;
   publicKey: CryptoKey;
+  /**
+   * A secret derived from the private key (HKDF): keys the HMAC that names a refresh token's successor
+   * (refresh-rotation.ts), so no second secret file is needed and every process sharing the key agrees.
+   */
+  successorSecret: Buffer;
 }
 
 /** The key of a stored private JWK (file or PostgreSQL). */
@@ -28,6 +34,7 @@ export async function signingKeyFromJwk(jwk: JWK): Promise<SigningKey> {
     kid,
     privateKey: (await importJWK(jwk, ACCESS_TOKEN_ALG)) as CryptoKey,
     publicKey: (await importJWK(publicJwk, ACCESS_TOKEN_ALG)) as CryptoKey,
+    successorSecret: Buffer.from(hkdfSync('sha256', Buffer.from(jwk.d, 'base64url'), kid, 'perpx refresh-token successor', 32)),
   };
 }
 

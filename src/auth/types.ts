@@ -54,6 +54,8 @@ export interface VerifiedAccessToken {
   user: UserRecord;
   expiresAt: number;
   sessionId: string;
+  /** ms: when the session ends unless refreshed (a real-time subscription lives until then) */
+  sessionExpiresAt: number;
 }
 
 /** A session was revoked (logout, refresh-token reuse): its access tokens are refused from now on. */

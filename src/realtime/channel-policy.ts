@@ -7,7 +7,7 @@
 import type { AuthService } from '../auth/types.js';
 import { ORDER_BOOK_GROUPINGS } from '../domain/enums.js';
 import type { ExchangeEngine } from '../engine/api.js';
-import type { Authorization, Authorize, HistoryPolicy, HistoryPolicyFor } from './ports.js';
+import type { Authorization, Authorize, CheckConnectToken, HistoryPolicy, HistoryPolicyFor } from './ports.js';
 import { ErrorCode } from './codes.js';
 
 export const USER_CHANNELS = ['user', 'funding', 'transfer-update', 'position', 'order', 'orderFills', 'order-fee', 'tpsl'] as const;
@@ -87,7 +87,14 @@ export class ChannelPolicy {
   }
 
   /** May this client subscribe to `channel` with this subscribe data? */
-  readonly authorize: Authorize = async (channel, data): Promise<Authorization> => {
+  /** A connect token is an access token: valid, expired (109, the client fetches another) or invalid (3500). */
+  readonly checkConnectToken: CheckConnectToken = async (token) => {
+    if (await this.auth.verifyAccessToken(token)) return 'valid';
+    const exp = unverifiedExpiryMs(token);
+    return exp !== undefined && exp <= this.now() ? 'expired' : 'invalid';
+  };
+
+  readonly authorize: Authorize = async (channel, data, client): Promise<Authorization> => {
     const p = parseChannel(this.env, channel);
     switch (p.kind) {
       case 'unknown':
@@ -99,7 +106,9 @@ export class ChannelPolicy {
           ? { allowed: true }
           : { allowed: false, code: ErrorCode.unknownChannel, message: 'unknown instrument' };
       case 'user': {
-        const token = typeof data === 'object' && data !== null ? (data as { accessToken?: unknown }).accessToken : undefined;
+        // The subscribe's own token, else the one the connection was opened with (centrifuge-js `token`).
+        const own = typeof data === 'object' && data !== null ? (data as { accessToken?: unknown }).accessToken : undefined;
+        const token = own ?? client.connectToken;
         if (typeof token !== 'string' || token === '') {
           return { allowed: false, code: ErrorCode.permissionDenied, message: 'accessToken required' };
         }
@@ -114,8 +123,9 @@ export class ChannelPolicy {
         if (verified.user.exchangeId !== p.exchangeId) {
           return { allowed: false, code: ErrorCode.permissionDenied, message: 'permission denied' };
         }
-        // The session lets RealtimeServer.endSession end this subscription when the session is revoked.
-        return { allowed: true, expiresAt: verified.expiresAt, sessionId: verified.sessionId };
+        // Authorized once, the subscription lives while its session does (a bot that only listens never
+        // refreshes): it ends at the session's expiry, or earlier by RealtimeServer.endSession on revocation.
+        return { allowed: true, expiresAt: verified.sessionExpiresAt, sessionId: verified.sessionId };
       }
     }
   };

@@ -9,6 +9,9 @@ import { encodeReply, encodeUnsubscribePush, type SubscribeRequest } from './pro
 import { resolveStream, type StreamPart } from './recovery.js';
 import { ChannelSubscription, type SubscriptionOwner } from './subscription.js';
 
+/** setTimeout's longest delay (a signed 32-bit ms count); a longer one would fire at once. */
+const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
 /** What the subscriptions need from their connection. */
 export interface SubscriptionsHost {
   readonly info: ClientInfo;
@@ -160,7 +163,11 @@ export class ConnectionSubscriptions implements SubscriptionOwner {
    *  subscribe again with fresh data (getData) and recovers what it missed meanwhile. */
   private armExpiry(sub: ChannelSubscription, expiresAt: number): void {
     const delay = Math.max(0, expiresAt - Date.now());
-    sub.expiryTimer = setTimeout(() => this.end(sub.channel, UnsubscribeCode.expired, 'subscription expired'), delay);
+    // A session lives for weeks, past what one timer can wait: wait in steps (stop() clears the current one).
+    sub.expiryTimer =
+      delay > MAX_TIMER_DELAY_MS
+        ? setTimeout(() => this.armExpiry(sub, expiresAt), MAX_TIMER_DELAY_MS)
+        : setTimeout(() => this.end(sub.channel, UnsubscribeCode.expired, 'subscription expired'), delay);
     sub.expiryTimer.unref();
   }
 

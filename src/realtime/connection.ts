@@ -254,8 +254,9 @@ export class Connection implements SubscriptionsHost {
   /**
    * A connect without a token is accepted at once. With one, the commands that follow wait for its check: valid →
    * connected, then they run in order; expired → error 109 (the client renews the token and connects again);
-   * anything else → 3500 invalid token. The token's expiry does not end the connection later: it grants no more
-   * than the public channels, which need no token.
+   * anything else → 3500 invalid token. The token's expiry does not end the connection later: a market-data token
+   * grants no more than the public channels, and an access token only authorizes subscribes, each of which then
+   * lives by its own session.
    */
   private handleConnect(id: number, token: unknown): void {
     const check = this.ctx.checkConnectToken;
@@ -275,6 +276,7 @@ export class Connection implements SubscriptionsHost {
       if (verdict === 'expired') this.replyError(id, Errors.tokenExpired);
       else if (verdict !== 'valid') this.disconnect(Disconnects.invalidToken);
       else {
+        this.info.connectToken = token;
         this.acceptConnect(id);
         for (const cmd of queued) if (!this.isClosed) this.handle(cmd);
       }
@@ -324,6 +326,11 @@ export class Connection implements SubscriptionsHost {
     const limit = Math.min(Number(req.limit ?? 0), this.ctx.settings.maxRecoveredPublications);
     const h = await this.ctx.broker.history(req.channel, { since, limit, reverse: req.reverse === true });
     if (this.isClosed) return;
+    // A position in another stream (the epoch changed) is no position in this one: 112, as Centrifugo answers.
+    if (since && since.epoch !== '' && since.epoch !== h.epoch) {
+      this.replyError(id, Errors.unrecoverablePosition);
+      return;
+    }
     // Ended meanwhile (unsubscribe, session ended): its authorization no longer covers the answer.
     if (this.subscriptions.liveSubscription(req.channel) !== sub) {
       this.replyError(id, Errors.permissionDenied);

@@ -1,7 +1,7 @@
 // Public surface of the real-time module.
 export { createRealtimeServer, type RealtimeServer, type RealtimeServerOptions } from './server.js';
 export type {
-  Authorize, Authorization, Broker, ChannelPublisher, ClientInfo, HistoryPolicy, HistoryPolicyFor, HistoryOptions, HistoryResult, Logger, Publication,
+  Authorize, Authorization, Broker, ChannelPublisher, CheckConnectToken, ClientInfo, HistoryPolicy, HistoryPolicyFor, HistoryOptions, HistoryResult, Logger, Publication,
   PublishOptions, RealtimeStats, StreamPosition,
 } from './ports.js';
 export { InMemoryBroker, type InMemoryBrokerOptions } from './memory-broker.js';

@@ -83,6 +83,8 @@ export interface ClientInfo {
   id: string;
   remoteAddress?: string;
   userAgent?: string;
+  /** The token the client connected with, once found valid: a subscribe without a credential of its own uses it. */
+  connectToken?: string;
 }
 
 export type Authorization =

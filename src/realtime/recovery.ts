@@ -60,13 +60,13 @@ export async function resolveStream(
   }
   const publications = h.publications.map((p) => ({ data: p.data, offset: p.offset }));
   return {
-    // The client moves its position with each recovered publication, starting from `since`
-    // (centrifuge-js: "the server replies with the position recovered from").
+    // The stream top, as Centrifugo answers: the client's position ends there once it has delivered the
+    // recovered publications, each of which moves it (centrifuge-js sets it from every publication).
     result: {
       ...stream,
       was_recovering: true,
       recovered: true,
-      offset: since.offset,
+      offset: h.offset,
       epoch: h.epoch,
       publications,
     },

@@ -33,7 +33,7 @@ function setup() {
     env: ENV,
     engine,
     auth: {
-      verifyAccessToken: async (t: string) => (t === 'good' ? { user: USER, expiresAt: 123, sessionId: 'session-1' } : null),
+      verifyAccessToken: async (t: string) => (t === 'good' ? { user: USER, expiresAt: 123, sessionId: 'session-1', sessionExpiresAt: 456 } : null),
     },
   });
   return { ch, policy, sent };
@@ -53,7 +53,7 @@ describe('realtime channels mapping', () => {
     assert.deepEqual(await policy.authorize(`${ENV}:instruments`, undefined, client), { allowed: true });
     assert.deepEqual(await policy.authorize(`${ENV}:trade-BTCUSDT`, undefined, client), { allowed: true });
     assert.equal((await policy.authorize(`${ENV}:trade-NOPE`, undefined, client) as { code: number }).code, 102);
-    assert.deepEqual(await policy.authorize(`${ENV}:order-${USER.exchangeId}`, { accessToken: 'good' }, client), { allowed: true, expiresAt: 123, sessionId: 'session-1' });
+    assert.deepEqual(await policy.authorize(`${ENV}:order-${USER.exchangeId}`, { accessToken: 'good' }, client), { allowed: true, expiresAt: 456, sessionId: 'session-1' });
     assert.equal((await policy.authorize(`${ENV}:order-999`, { accessToken: 'good' }, client) as { code: number }).code, 103);
     assert.equal((await policy.authorize(`${ENV}:order-7`, {}, client) as { code: number }).code, 103);
     const expired = await policy.authorize(`${ENV}:order-7`, { accessToken: jwt(1) }, client);

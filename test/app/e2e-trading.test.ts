@@ -573,7 +573,8 @@ async function nextSecond(): Promise<void> {
 describe('e2e: refresh on 401', () => {
   let X: TestExchange;
   before(async () => {
-    X = await startTestExchange({ ACCESS_TOKEN_TTL_SEC: '1' });
+    // No grace window, so the old refresh token is dead at once (test/app/concurrent-refresh.test.ts: with one).
+    X = await startTestExchange({ ACCESS_TOKEN_TTL_SEC: '1', REFRESH_GRACE_SEC: '0' });
   });
   after(async () => {
     await X?.stop();

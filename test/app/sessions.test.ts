@@ -31,7 +31,8 @@ describe('e2e: sessions (logout, revocation) and API-key scopes', () => {
   let X: TestExchange;
 
   before(async () => {
-    X = await startTestExchange();
+    // No refresh grace: a refresh token presented twice is reuse at once (concurrent-refresh.test.ts: with one).
+    X = await startTestExchange({ REFRESH_GRACE_SEC: '0' });
   });
   after(async () => {
     await X?.stop();

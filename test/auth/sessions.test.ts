@@ -85,7 +85,8 @@ test('logout with the refresh token ends the session; anything else is a 401', a
 });
 
 test('refresh-token reuse revokes the session: announced as a revocation, and the access token of the winning refresh is refused too', async () => {
-  const { auth, cleanup } = await makeService();
+  // No grace window: the second presentation is reuse at once (test/auth/refresh-grace.test.ts: with one).
+  const { auth, cleanup } = await makeService({ refreshGraceSec: 0 });
   try {
     const s = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
     const events: SessionRevoked[] = [];
@@ -102,8 +103,8 @@ test('refresh-token reuse revokes the session: announced as a revocation, and th
   }
 });
 
-test('concurrent refreshes of one token: one wins at most, and the session ends (a replay cannot fork it)', async () => {
-  const { auth, cleanup } = await makeService();
+test('without a grace window, concurrent refreshes of one token: one wins at most, and the session ends (a replay cannot fork it)', async () => {
+  const { auth, cleanup } = await makeService({ refreshGraceSec: 0 });
   try {
     const s = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
     const results = await Promise.allSettled([auth.refresh(s.token.refreshToken), auth.refresh(s.token.refreshToken), auth.refresh(s.token.refreshToken)]);

@@ -49,3 +49,29 @@ test('expired authorization → unsubscribe push 2501 → client resubscribes wi
   c.disconnect();
   await rt.close();
 });
+
+test('an authorization that ends beyond setTimeout\'s range (a 30-day session) does not end the subscription early', async () => {
+  const authorize: Authorize = async () => ({ allowed: true, expiresAt: Date.now() + 30 * 86_400_000 });
+  const { rt, url } = await startServer({ authorize, historyFor: () => ({ size: 100, ttlMs: 60_000 }) });
+  const c = client(url);
+  const sub = c.newSubscription('test:private-u1', { recoverable: true });
+  const got: number[] = [];
+  const subscribing: number[] = [];
+  sub.on('publication', (ctx: PublicationContext) => got.push((ctx.data as { i: number }).i));
+  sub.on('subscribing', (ctx) => subscribing.push(ctx.code));
+  try {
+    c.connect();
+    sub.subscribe();
+    await subscribed(sub);
+    // An overflowing timer would fire within a millisecond; these round trips outlast that.
+    for (let i = 0; i < 5; i++) {
+      await rt.publish('test:private-u1', { i });
+      await waitFor(() => got.length >= i + 1, 3000, `publication ${i}`);
+    }
+    assert.deepEqual(subscribing, [0], 'subscribed once, never told to resubscribe');
+    assert.equal(sub.state, 'subscribed');
+  } finally {
+    c.disconnect();
+    await rt.close();
+  }
+});

@@ -34,7 +34,7 @@ describe('a subscribe being authorized serves nothing (slow authorizer)', () => 
       engine: { instrumentConfig: (id: string) => DEMO_INSTRUMENTS.find((i) => i.id === id) } as unknown as ExchangeEngine,
       auth: {
         verifyAccessToken: async (t: string) =>
-          t in TOKENS ? { user: { ...USER, exchangeId: TOKENS[t] }, expiresAt: Date.now() + 60_000, sessionId: `session-${t}` } : null,
+          t in TOKENS ? { user: { ...USER, exchangeId: TOKENS[t] }, expiresAt: Date.now() + 60_000, sessionId: `session-${t}`, sessionExpiresAt: Date.now() + 120_000 } : null,
       },
     });
     const authorize: Authorize = async (channel, data, client) => {

@@ -27,7 +27,7 @@ export interface AuthParts {
   marketData: MarketDataTokens;
 }
 
-type AuthConfig = Pick<ExchangeConfig, 'chainId' | 'accessTokenTtlSec' | 'marketDataTokenTtlSec' | 'refreshTokenTtlSec' | 'nonceLimits' | 'siweDomains' | 'authStore' | 'authDatabaseUrl' | 'nats'>;
+type AuthConfig = Pick<ExchangeConfig, 'chainId' | 'accessTokenTtlSec' | 'marketDataTokenTtlSec' | 'refreshTokenTtlSec' | 'refreshGraceSec' | 'nonceLimits' | 'siweDomains' | 'authStore' | 'authDatabaseUrl' | 'nats'>;
 
 /** Revocations older than this cannot matter to a node that reconnects: their access tokens have expired. */
 const missedWindowMs = (config: AuthConfig) => config.accessTokenTtlSec * 1000;
@@ -110,6 +110,7 @@ export async function buildAuth(config: AuthConfig, dataDir: string, log: pino.L
       chainId: config.chainId,
       accessTokenTtlSec: config.accessTokenTtlSec,
       refreshTokenTtlSec: config.refreshTokenTtlSec,
+      refreshGraceSec: config.refreshGraceSec,
       sessionEvents: shared.events,
       nonceLimits: config.nonceLimits,
       allowedDomains: config.siweDomains,

@@ -33,6 +33,14 @@ export interface Realtime {
 type RealtimeConfig = Pick<ExchangeConfig,
   'channelEnv' | 'bookPublishIntervalMs' | 'heartbeatMs' | 'wsWriteDelayMs' | 'wsLimits' | 'trustProxy' | 'accessTokenTtlSec' | 'realtimeBroker' | 'nats'>;
 
+/** A connect token may be of either kind: valid if one check says so, else expired (109: renew) if one says that. */
+function eitherConnectToken(...checks: CheckConnectToken[]): CheckConnectToken {
+  return async (token) => {
+    const verdicts = await Promise.all(checks.map((check) => check(token)));
+    return verdicts.includes('valid') ? 'valid' : verdicts.includes('expired') ? 'expired' : 'invalid';
+  };
+}
+
 /** REALTIME_BROKER=nats: the JetStream broker on its own connection; memory: none (the server makes its own). */
 async function openSharedBroker(config: RealtimeConfig): Promise<{ broker: Broker; close(): Promise<void> } | undefined> {
   if (config.realtimeBroker !== 'nats') return undefined;
@@ -58,7 +66,7 @@ export async function buildRealtime(
   deps: {
     engine: ExchangeEngine;
     auth: Pick<AuthService, 'verifyAccessToken'> & Required<Pick<AuthService, 'onRevoked'>>;
-    /** Connect tokens: market-data tokens (GET /api/dx-feed/auth). */
+    /** Connect tokens: market-data tokens (GET /api/dx-feed/auth); access tokens are checked besides. */
     checkConnectToken: CheckConnectToken;
     /** Rolling 24 h statistics for the instruments channel (synchronous). */
     instrumentStats: (instrument: string) => InstrumentStats | undefined;
@@ -73,7 +81,7 @@ export async function buildRealtime(
     path: WS_PATH,
     broker: shared?.broker,
     authorize: policy.authorize,
-    checkConnectToken: deps.checkConnectToken,
+    checkConnectToken: eitherConnectToken(deps.checkConnectToken, policy.checkConnectToken),
     historyFor: policy.historyFor,
     writeDelayMs: config.wsWriteDelayMs,
     logger: log.child({ module: 'realtime' }),
