@@ -55,6 +55,17 @@ export async function createPostgresTestDatabase(): Promise<{ connectionString: 
   return {
     connectionString: url.toString(),
     drop: async () => {
+      // pg's Pool.end() resolves before its sockets have closed: a forced drop right away can terminate a
+      // backend whose client then throws 57P01 with nobody listening. Wait for the clients to leave first.
+      for (let attempt = 0; attempt < 40; attempt++) {
+        try {
+          await admin((c) => c.query(`drop database if exists ${name}`));
+          return;
+        } catch (err) {
+          if ((err as { code?: string }).code !== '55006') throw err; // 55006: still being accessed
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
       await admin((c) => c.query(`drop database if exists ${name} with (force)`));
     },
   };
