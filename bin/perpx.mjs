@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `perpx start`: the exchange (src/app/main.ts) in a child node with the flags `npm start` uses; SIGTERM, SIGINT
 // and SIGHUP are passed to it, so a supervisor's stop is a graceful stop, and perpx exits with its status.
+// `perpx engine|gateway|projector`: one role of a cluster, started the same way (docs/cluster.md).
 // `perpx <command>`: the operator CLI, through tsx's loader (no build step).
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
@@ -9,9 +10,11 @@ import { fileURLToPath } from 'node:url';
 // Keep in step with the "start" script of package.json (measurements: docs/performance.md, "Node flags").
 const NODE_FLAGS = ['--max-semi-space-size=256', '--no-allocation-site-pretenuring'];
 
-if (process.argv[2] === 'start') {
+const PROCESS_ROLES = ['start', 'engine', 'gateway', 'projector'];
+
+if (PROCESS_ROLES.includes(process.argv[2])) {
   const main = fileURLToPath(new URL('../src/app/main.ts', import.meta.url));
-  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', main, ...process.argv.slice(3)], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', main, ...process.argv.slice(2)], {
     stdio: 'inherit',
     cwd: process.cwd(),
   });

@@ -4,7 +4,7 @@
  */
 import { FixedPointError, parseMoney, parseUnits, type Units } from '../domain/fixed.js';
 import type { InstrumentConfig } from '../domain/instrument.js';
-import type { ExchangeEngine } from '../engine/api.js';
+import type { EngineQueries } from '../engine/api.js';
 import { ApiError, badRequest, notFound } from './errors.js';
 
 export interface Rules {
@@ -39,14 +39,14 @@ export function rulesOf(config: InstrumentConfig): Rules {
 }
 
 /** Instrument named in the path: unknown → 404. */
-export function pathInstrument(engine: ExchangeEngine, id: string): Rules {
+export function pathInstrument(engine: EngineQueries, id: string): Rules {
   const c = engine.instrumentConfig(id);
   if (!c) throw notFound('INSTRUMENT_NOT_FOUND', `Unknown instrument ${id}`);
   return rulesOf(c);
 }
 
 /** Instrument named in a body: unknown → 400. */
-export function bodyInstrument(engine: ExchangeEngine, id: string): Rules {
+export function bodyInstrument(engine: EngineQueries, id: string): Rules {
   const c = engine.instrumentConfig(id);
   if (!c) throw badRequest('INVALID_INSTRUMENT', `Unknown instrument ${id}`);
   return rulesOf(c);

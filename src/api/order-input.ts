@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { ORDER_ID_V1_RE, isOrderIdDateAllowed, isSystemOrderIdSpace, orderIdPrefix } from '../domain/order-id.js';
-import type { ExchangeEngine } from '../engine/api.js';
+import type { EngineQueries } from '../engine/api.js';
 import type { PlaceOrderInput, TpSlInput } from '../engine/commands.js';
 import { StringEnum } from '../records/common.js';
 import * as A from './amounts.js';
@@ -90,7 +90,7 @@ export interface Prepared<T> {
 }
 
 export interface PrepareContext {
-  engine: ExchangeEngine;
+  engine: EngineQueries;
   chainId: string;
   now: number;
 }

@@ -2,7 +2,7 @@
 import type { AuthService, Role, UserRecord } from '../auth/types.js';
 import type { Candle, CandleQuery } from '../store/candles.js';
 import type { AccountServices } from '../accounts/index.js';
-import type { ExchangeEngine } from '../engine/api.js';
+import type { EngineQueries } from '../engine/api.js';
 import type { Submit } from '../engine/commands.js';
 import type { CommandResult, FillView, OrderView, TpSlView, TradeView } from '../engine/records.js';
 import type { FillRole, OrderGroup, OrderStatus, OrderType, Side, TpSlStatus, TpSlType } from '../domain/enums.js';
@@ -218,7 +218,8 @@ export interface AdminDeps {
 }
 
 export interface ApiDeps {
-  engine: ExchangeEngine;
+  /** Live state reads (the engine itself, or a cluster gateway's follower); commands go through `submit`. */
+  engine: EngineQueries;
   submit: Submit;
   auth: AuthService;
   verifier: SignatureVerifier;

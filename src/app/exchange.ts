@@ -87,7 +87,7 @@ export interface StartOptions {
 }
 
 /** Before anything is opened: every file created from here on is 0600, older ones are tightened. */
-function prepareDataDir(dataDir: string, log: pino.Logger): void {
+export function prepareDataDir(dataDir: string, log: pino.Logger): void {
   const perms = preparePrivateDataDir(dataDir);
   if (perms.tightened.length > 0) log.warn({ files: perms.tightened }, 'data directory files were readable by others; now owner-only');
   for (const { path, err } of perms.failed) log.error({ err, path }, 'could not make a data directory file owner-only');

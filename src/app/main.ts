@@ -1,7 +1,13 @@
-/** `npm start`: load configuration from the environment, start the exchange, stop gracefully on signals. */
+/**
+ * `npm start` / `perpx start`: load configuration from the environment, start the exchange, stop gracefully on
+ * signals. `perpx engine|gateway|projector` (the first argument) starts one role of a cluster instead
+ * (src/app/roles, docs/cluster.md).
+ */
 import pino from 'pino';
 import { ConfigError, loadConfig } from './config.js';
 import { startExchange } from './exchange.js';
+import { CLUSTER_ROLES, type ClusterRole } from './roles/cluster-config.js';
+import { startRole } from './roles/start-role.js';
 import { PRIVATE_UMASK } from './private-data-dir.js';
 
 async function main(): Promise<void> {
@@ -18,7 +24,23 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = pino({ name: 'perpx', level: config.logLevel });
-  let stopping = false;
+  const role = process.argv[2];
+  if (role !== undefined && role !== 'start' && !CLUSTER_ROLES.includes(role as ClusterRole)) {
+    console.error(`unknown role "${role}": start, ${CLUSTER_ROLES.join(', ')}`);
+    process.exit(2);
+  }
+  if (role !== undefined && role !== 'start') {
+    const node = await startRole(role as ClusterRole, config, log).catch((err: unknown) => {
+      if (err instanceof ConfigError) {
+        console.error(`configuration error: ${err.message}`);
+        process.exit(2);
+      }
+      throw err;
+    });
+    console.log(node.banner);
+    onSignals(log, () => node.close());
+    return;
+  }
   const exchange = await startExchange(config, {
     logger: log,
     onFatal: () => {
@@ -50,7 +72,12 @@ async function main(): Promise<void> {
     );
   }
   console.log(lines.join('\n'));
+  onSignals(log, () => exchange.close());
+}
 
+/** SIGTERM / SIGINT: a graceful stop, forced after 30 s. */
+function onSignals(log: pino.Logger, close: () => Promise<void>): void {
+  let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -60,7 +87,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }, 30_000);
     force.unref();
-    exchange.close().then(
+    close().then(
       () => process.exit(0),
       (err: unknown) => {
         log.error({ err }, 'shutdown failed');

@@ -107,6 +107,11 @@ export class ProjectorFeed {
     if (!this.running) this.running = this.loop();
   };
 
+  /** Batches pushed and not projected yet. */
+  get buffered(): number {
+    return this.buffer.length;
+  }
+
   /** Resolves once every batch up to `seq` is projected; rejects (ReadModelBehindError) if that cannot be now. */
   whenCaughtUp(seq: number): Promise<void> {
     if (seq <= this.projectedSeq) return Promise.resolve();

@@ -24,10 +24,16 @@ export interface EngineFollowerOptions {
   cluster: string;
   /** Where to start from (object store or files); without it the whole log is applied from zero. */
   snapshots?: SnapshotStore;
+  /** Start from a snapshot no newer than this seq (a projector must see every batch after its read model's seq). */
+  snapshotAtOrBefore?: number;
   createEngine: () => ExchangeEngine;
   restoreEngine: (snapshot: EngineSnapshot) => ExchangeEngine;
   /** Receives one batch per applied command (refusals too, with no events), in seq order. */
-  bus?: EventBroker;
+  bus?: Pick<EventBroker, 'publish'>;
+  /** Called once if the follower stops on a fault (a role exits on it rather than serve stale state). */
+  onFailed?: (err: Error) => void;
+  /** Awaited before each command when it returns a promise: a slow consumer of `bus` holds the follower back. */
+  pace?: () => Promise<void> | undefined;
   logger?: pino.Logger;
 }
 
@@ -104,6 +110,8 @@ export class JetStreamEngineFollower implements EngineFollower {
     let sinceYield = 0;
     try {
       for await (const entry of entries) {
+        const held = this.options.pace?.();
+        if (held) await held;
         const result = applyJournalEntry(this.live, entry);
         bus?.publish({ seq: entry.seq, ts: entry.command.ts, kind: entry.command.kind, events: result.events });
         this.release();
@@ -118,6 +126,7 @@ export class JetStreamEngineFollower implements EngineFollower {
       this.error = err instanceof Error ? err : new Error(String(err));
       this.log.error({ err: this.error, seq: this.live.seq }, 'engine follower stopped: it cannot apply the command log');
       this.rejectAll(this.error);
+      this.options.onFailed?.(this.error);
     }
   }
 
@@ -152,7 +161,7 @@ export async function openEngineFollower(options: EngineFollowerOptions): Promis
   const jsm = await jetstreamManager(options.nc);
   const tail = await readCommandTail(jsm, clusterNames(options.cluster).commandStream);
   const restored = options.snapshots
-    ? (await restoreNewestVerified(options.snapshots, options.restoreEngine, { journalSeq: tail.seq, logger: log })).engine
+    ? (await restoreNewestVerified(options.snapshots, options.restoreEngine, { atOrBefore: options.snapshotAtOrBefore, journalSeq: tail.seq, logger: log })).engine
     : undefined;
   const engine = restored ?? options.createEngine();
   log.info({ snapshotSeq: restored?.seq ?? 0, logSeq: tail.seq }, 'engine follower started');

@@ -2,12 +2,12 @@
  * The cluster's ports (issue 29): what a gateway needs from the engine leader, behind interfaces so the
  * NATS adapters can be swapped (or faked in-process) without the gateway changing.
  */
-import type { ExchangeEngine } from '../engine/api.js';
+import type { EngineQueries } from '../engine/api.js';
 import type { CommandInput } from '../engine/commands.js';
 import type { CommandResult } from '../engine/records.js';
 
 /** The engine's queries without `apply`: only the follower changes its engine, from the log. */
-export type ReadOnlyEngine = Omit<ExchangeEngine, 'apply'>;
+export type ReadOnlyEngine = EngineQueries;
 
 /** A read-only copy of the leader's engine, kept current by applying the committed command log. */
 export interface EngineFollower {

@@ -23,6 +23,9 @@ export interface EngineSnapshot {
   state: unknown;
 }
 
+/** The engine's queries without `apply`: what a gateway reads from a follower (only the log changes it). */
+export type EngineQueries = Omit<ExchangeEngine, 'apply'>;
+
 export interface ExchangeEngine {
   /**
    * Applies one command. Deterministic: no wall clock, no randomness, no I/O. With `retractRefusal`, a refusal

@@ -9,6 +9,8 @@ export interface ClusterNames {
   submitSubject: string;
   /** Object store bucket of the engine snapshots. */
   snapshotBucket: string;
+  /** Core NATS request subjects of the operator's engine calls (snapshot, checkpoint), answered by the leader. */
+  adminSubject: (call: 'snapshot' | 'checkpoint') => string;
 }
 
 /** Stream and bucket names allow letters, digits, `_` and `-` only. */
@@ -23,5 +25,6 @@ export function clusterNames(cluster: string): ClusterNames {
     commandSubject: `perpx.${cluster}.commands`,
     submitSubject: `perpx.${cluster}.commands.submit`,
     snapshotBucket: `perpx-${cluster}-snapshots`,
+    adminSubject: (call) => `perpx.${cluster}.admin.${call}`,
   };
 }

@@ -6,7 +6,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { toWireNumber } from '../domain/fixed.js';
-import type { ExchangeEngine } from '../engine/api.js';
+import type { EngineQueries } from '../engine/api.js';
 import type { Sequencer } from '../sequencer/sequencer.js';
 import { StatsHistogram } from './stats-histogram.js';
 
@@ -14,8 +14,8 @@ import { StatsHistogram } from './stats-histogram.js';
 export const DEPTH_LEVELS = 1000;
 
 export interface MetricsSources {
-  engine: ExchangeEngine;
-  sequencer: Sequencer;
+  engine: EngineQueries;
+  sequencer: Pick<Sequencer, 'stats'>;
   /** Money identity terms; `reserveFund` is exposed. */
   ledger: () => { reserveFund: bigint; fees: bigint };
   realtime: () => { connections: number; subscriptions: number };

@@ -10,7 +10,7 @@
  * across snapshots and changes, trades per instrument, positions per user and instrument (StrictTimes).
  */
 import { parseUnits } from '../domain/fixed.js';
-import type { ExchangeEngine } from '../engine/api.js';
+import type { EngineQueries } from '../engine/api.js';
 import type { EngineEvent } from '../engine/records.js';
 import {
   coinsFromInstruments, iso, toAccountEvent, toFundingRateEvent, toCoin, toDepthEvent, toFundingEvent, toInstrumentLive, toMatcherEvent, toOrder,
@@ -55,7 +55,7 @@ class StrictTimes {
 export interface ChannelsOptions {
   /** Channel prefix, e.g. `futures-perp-dev`. */
   env: string;
-  engine: ExchangeEngine;
+  engine: EngineQueries;
   /**
    * Where publications go: the real-time server (or a fake in tests). Its hasSubscribers lets channels without
    * history that nobody listens to skip building their data (a depth snapshot per book change is the costly part).
@@ -75,7 +75,7 @@ export interface BatchLike {
 
 export class ExchangeChannels {
   readonly env: string;
-  private readonly engine: ExchangeEngine;
+  private readonly engine: EngineQueries;
   private readonly publisher: ChannelPublisher;
   private readonly books: CoalescingPublisher;
   private readonly heartbeat: Heartbeat;

@@ -21,7 +21,7 @@ import { HttpDrain } from '../http-drain.js';
 import { historyReader } from '../history-reader.js';
 import type { Built } from '../shutdown-registry.js';
 import type { AuthParts } from './auth.js';
-import type { Engine } from '../../engine/engine.js';
+import type { EngineQueries } from '../../engine/api.js';
 import type { HttpServers } from './http-servers.js';
 import type { Projection } from './projection.js';
 import type { ReadModel } from './read-model.js';
@@ -36,11 +36,18 @@ export interface Gateway {
   routes: readonly RegisteredRoute[];
 }
 
+/** Live state the gateway reads, the ledger included (admin status, metrics). */
+export type GatewayEngine = EngineQueries & Required<Pick<EngineQueries, 'ledger'>>;
+
+/** What the gateway reads of the command path (a cluster gateway answers it for the leader it follows). */
+export type CommandLogView = Pick<Sequencer, 'state' | 'stats' | 'seq' | 'snapshotNow' | 'checkpoint'>;
+
 export interface GatewayPorts {
-  engine: Engine;
+  /** Live state: the engine itself, or a cluster gateway's follower. */
+  engine: GatewayEngine;
   submit: Submit;
-  /** Operator snapshot/checkpoint, status and metrics. */
-  sequencer: Sequencer;
+  /** Operator snapshot/checkpoint, status and metrics: the sequencer, or a gateway's view of the leader. */
+  sequencer: CommandLogView;
   auth: AuthParts;
   verifier: SignatureVerifier;
   readModel: ReadModel;

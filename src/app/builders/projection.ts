@@ -23,6 +23,20 @@ export interface Projection {
 /** How often the rolling statistics are folded, whether or not anyone reads them. */
 const STATISTICS_FOLD_MS = 1000;
 
+/**
+ * The instruments channel and `fields=metrics` read the rolling 24 h statistics folded so far (synchronously).
+ * The fold catches up every second whether or not anyone reads, so the first publication after a quiet
+ * stretch carries current figures (a fold triggered by the publication itself came one late: zeros).
+ * Returns its stop.
+ */
+export function startStatisticsFold(readModel: Pick<ReadModel, 'statistics'>, log: pino.Logger): () => void {
+  const fold = () => void readModel.statistics.refresh().catch((err: unknown) => log.warn({ err }, 'statistics fold failed'));
+  fold();
+  const foldTimer = setInterval(fold, STATISTICS_FOLD_MS);
+  foldTimer.unref();
+  return () => clearInterval(foldTimer);
+}
+
 export async function buildProjection(
   config: Pick<ExchangeConfig, 'readModelWriter' | 'readModelLingerMs'>,
   readModel: ReadModel,
@@ -43,18 +57,12 @@ export async function buildProjection(
   const feed = new ProjectorFeed(threaded ?? readModel.store.projector, log.child({ module: 'projector' }), from.projectedSeq, { lingerMs: config.readModelLingerMs });
   for (const batch of from.pending) feed.push(batch);
 
-  // The instruments channel and `fields=metrics` read the rolling 24 h statistics folded so far (synchronously).
-  // The fold catches up every second whether or not anyone reads, so the first publication after a quiet
-  // stretch carries current figures (a fold triggered by the publication itself came one late: zeros).
-  const fold = () => void readModel.statistics.refresh().catch((err: unknown) => log.warn({ err }, 'statistics fold failed'));
-  fold();
-  const foldTimer = setInterval(fold, STATISTICS_FOLD_MS);
-  foldTimer.unref();
+  const stopFold = startStatisticsFold(readModel, log);
 
   return {
     service: { onBatch: feed.push, whenCaughtUp: (seq) => feed.whenCaughtUp(seq), status: () => feed.status() },
     stop: async () => {
-      clearInterval(foldTimer);
+      stopFold();
       await feed.drain();
       await threaded?.close();
     },

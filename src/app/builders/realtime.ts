@@ -7,7 +7,7 @@ import type http from 'node:http';
 import type pino from 'pino';
 import { clientIp, proxyTrust } from '../../api/client-ip.js';
 import type { AuthService } from '../../auth/types.js';
-import type { ExchangeEngine } from '../../engine/api.js';
+import type { EngineQueries } from '../../engine/api.js';
 import type { InstrumentStats } from '../../records/index.js';
 import { connectNats } from '../../journal/durable-location.js';
 import { ChannelPolicy, RECOVERABLE_HISTORY } from '../../realtime/channel-policy.js';
@@ -64,12 +64,17 @@ async function openSharedBroker(config: RealtimeConfig): Promise<{ broker: Broke
 export async function buildRealtime(
   config: RealtimeConfig,
   deps: {
-    engine: ExchangeEngine;
+    engine: EngineQueries;
     auth: Pick<AuthService, 'verifyAccessToken'> & Required<Pick<AuthService, 'onRevoked'>>;
     /** Connect tokens: market-data tokens (GET /api/dx-feed/auth); access tokens are checked besides. */
     checkConnectToken: CheckConnectToken;
     /** Rolling 24 h statistics for the instruments channel (synchronous). */
     instrumentStats: (instrument: string) => InstrumentStats | undefined;
+    /**
+     * Whether this process turns engine events into publications (default true). A cluster gateway does not:
+     * the engine leader publishes once into the shared broker, so offsets and epochs agree on every gateway.
+     */
+    publishChannels?: boolean;
     log: pino.Logger;
   },
 ): Promise<Built<Realtime>> {
@@ -91,7 +96,7 @@ export async function buildRealtime(
     // An ended session's access tokens stay refused for as long as they could be valid.
     endedSessionTtlMs: config.accessTokenTtlSec * 1000,
   });
-  const channels = new ExchangeChannels({
+  const channels = deps.publishChannels === false ? undefined : new ExchangeChannels({
     env: config.channelEnv,
     engine,
     publisher: server,
@@ -102,17 +107,17 @@ export async function buildRealtime(
   });
   // A revoked session (logout, refresh-token reuse) loses its private subscriptions at once.
   const stopEndingSessions = auth.onRevoked(({ sessionId }) => void server.endSession(sessionId));
-  channels.start();
+  channels?.start();
   return {
     service: {
-      onBatch: channels.onBatch,
+      onBatch: channels?.onBatch ?? (() => undefined),
       attach: (s) => server.attach(s),
       stats: server.stats,
       endSession: (sessionId) => server.endSession(sessionId),
     },
     stop: async () => {
       // Last order books out, then every client is disconnected with a code that tells it to reconnect.
-      channels.stop();
+      channels?.stop();
       stopEndingSessions();
       await server.close(`shutdown (${DisconnectCode.shutdown})`);
       await shared?.close();

@@ -1,0 +1,46 @@
+/**
+ * A read-only engine following the cluster's command log (gateways and the projector): its own NATS
+ * connection, the snapshot object store to start from, and the follower itself (src/cluster/follower.ts).
+ */
+import type pino from 'pino';
+import { openEngineFollower, type EngineFollowerOptions, type JetStreamEngineFollower } from '../../cluster/follower.js';
+import { createEngine, restoreEngine } from '../../engine/engine.js';
+import { connectNats } from '../../journal/durable-location.js';
+import { openObjectStoreSnapshots } from '../../journal/object-store-snapshots.js';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { ExchangeConfig } from '../config.js';
+import { closingOnFailure, type Built } from '../shutdown-registry.js';
+
+export interface Following {
+  follower: JetStreamEngineFollower;
+  /** The connection the follower reads on; the role's other NATS clients (command requests) share it. */
+  nc: NatsConnection;
+}
+
+export async function buildFollower(
+  config: Pick<ExchangeConfig, 'nats'>,
+  name: string,
+  options: Pick<EngineFollowerOptions, 'bus' | 'pace' | 'snapshotAtOrBefore' | 'onFailed'> & { log: pino.Logger },
+): Promise<Built<Following>> {
+  const nc = await connectNats(config.nats.url, name).catch((err: unknown) => {
+    throw new Error(`NATS at ${config.nats.url} does not answer (${err instanceof Error ? err.message : String(err)})`, { cause: err });
+  });
+  const connection = { close: () => nc.close() };
+  const snapshots = await closingOnFailure(connection, () => openObjectStoreSnapshots({ nc, cluster: config.nats.cluster, replicas: config.nats.streamReplicas }));
+  const follower = await closingOnFailure(connection, () => openEngineFollower({
+    nc, cluster: config.nats.cluster, snapshots, createEngine, restoreEngine,
+    bus: options.bus, pace: options.pace, snapshotAtOrBefore: options.snapshotAtOrBefore, onFailed: options.onFailed,
+    logger: options.log.child({ module: 'follower' }),
+  }));
+  return {
+    service: { follower, nc },
+    stop: async () => {
+      try {
+        await follower.close();
+        await snapshots.close();
+      } finally {
+        await nc.drain().catch(() => nc.close());
+      }
+    },
+  };
+}

@@ -1,0 +1,37 @@
+/** Starts one cluster role for `perpx <role>` (src/app/main.ts) and says what it serves. */
+import type pino from 'pino';
+import type { ExchangeConfig } from '../config.js';
+import type { ClusterRole } from './cluster-config.js';
+import { startEngineNode } from './engine-node.js';
+import { startGatewayNode } from './gateway-node.js';
+import { startProjectorNode } from './projector-node.js';
+
+export interface RunningRole {
+  banner: string;
+  close(): Promise<void>;
+}
+
+export async function startRole(role: ClusterRole, config: ExchangeConfig, log: pino.Logger): Promise<RunningRole> {
+  const onFatal = (err: Error) => {
+    log.fatal({ err }, `${role} halted; exiting so that it restarts and recovers from the log`);
+    const force = setTimeout(() => process.exit(1), 30_000);
+    force.unref();
+    void running?.close().finally(() => process.exit(1));
+  };
+  let running: RunningRole | undefined;
+  const cluster = `cluster ${config.nats.cluster} on ${config.nats.url}`;
+  if (role === 'engine') {
+    const node = await startEngineNode(config, { logger: log, onFatal });
+    running = { banner: `perpx engine leader (${cluster})\n  Log          ${node.journal}\n  Engine seq   ${node.engine.seq}`, close: node.close };
+  } else if (role === 'gateway') {
+    const node = await startGatewayNode(config, { logger: log, onFatal });
+    running = {
+      banner: [`perpx gateway (${cluster})`, `  REST API     ${node.url}/api`, `  Auth         ${node.authUrl}/auth`, `  WebSocket    ${node.wsUrl}`, `  Follower seq ${node.follower.seq}`].join('\n'),
+      close: node.close,
+    };
+  } else {
+    const node = await startProjectorNode(config, { logger: log, onFatal });
+    running = { banner: `perpx projector (${cluster})\n  Read model   seq ${node.projectedSeq()}`, close: node.close };
+  }
+  return running;
+}

@@ -1,0 +1,58 @@
+/**
+ * The operator's engine calls in a cluster: a gateway's POST /api/admin/snapshot and /checkpoint reach the
+ * engine leader over NATS requests, since only the leader's sequencer can snapshot or give a durable checkpoint.
+ */
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import type pino from 'pino';
+import { clusterNames } from '../journal/jetstream-names.js';
+import { LeaderRefusedError, LeaderUnavailableError } from './errors.js';
+
+export interface EngineAdmin {
+  snapshotNow(): Promise<number>;
+  checkpoint(): Promise<{ seq: number; stateHash: string }>;
+}
+
+type AdminAnswer = { ok: true; value: unknown } | { ok: false; message: string };
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Leader side: answers the admin calls with its sequencer's. */
+export function serveAdmin(options: { nc: NatsConnection; cluster: string; admin: EngineAdmin; logger: pino.Logger }): { close(): void } {
+  const names = clusterNames(options.cluster);
+  const answer = (msg: Msg, run: () => Promise<unknown>): void => {
+    run().then(
+      (value) => msg.respond(encoder.encode(JSON.stringify({ ok: true, value } satisfies AdminAnswer))),
+      (err: unknown) => {
+        options.logger.warn({ err, subject: msg.subject }, 'admin call failed');
+        msg.respond(encoder.encode(JSON.stringify({ ok: false, message: err instanceof Error ? err.message : String(err) } satisfies AdminAnswer)));
+      },
+    );
+  };
+  const subs: Subscription[] = [
+    options.nc.subscribe(names.adminSubject('snapshot'), { queue: 'perpx-engine-leader', callback: (_e, msg) => answer(msg, () => options.admin.snapshotNow()) }),
+    options.nc.subscribe(names.adminSubject('checkpoint'), { queue: 'perpx-engine-leader', callback: (_e, msg) => answer(msg, () => options.admin.checkpoint()) }),
+  ];
+  return { close: () => subs.forEach((s) => s.unsubscribe()) };
+}
+
+/** Gateway side. Snapshots of a large engine take a while: the wait is generous. */
+export function natsEngineAdmin(nc: NatsConnection, cluster: string, timeoutMs = 60_000): EngineAdmin {
+  const names = clusterNames(cluster);
+  const call = async (which: 'snapshot' | 'checkpoint'): Promise<unknown> => {
+    const subject = names.adminSubject(which);
+    let reply: Msg;
+    try {
+      reply = await nc.request(subject, new Uint8Array(0), { timeout: timeoutMs });
+    } catch (err) {
+      throw new LeaderUnavailableError(`the engine leader did not answer on ${subject}: ${err instanceof Error ? err.message : String(err)}`, 'unknown', { cause: err });
+    }
+    const answer = JSON.parse(decoder.decode(reply.data)) as AdminAnswer;
+    if (!answer.ok) throw new LeaderRefusedError(answer.message, 'ADMIN_CALL_FAILED');
+    return answer.value;
+  };
+  return {
+    snapshotNow: async () => (await call('snapshot')) as number,
+    checkpoint: async () => (await call('checkpoint')) as { seq: number; stateHash: string },
+  };
+}
