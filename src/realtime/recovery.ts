@@ -31,11 +31,14 @@ export async function resolveStream(
   }
 
   const since = { offset: Number(req.offset ?? 0), epoch: req.epoch ?? '' };
+  // An empty epoch means the client accepts any (centrifuge-js never sends one it holds): a client that
+  // subscribed before the channel's first publication (a NATS broker has no epoch yet) holds ''. Its offset
+  // counts in the current stream, so the history is read from it in that stream.
+  if (since.epoch === '') since.epoch = (await broker.history(req.channel, { limit: 0 })).epoch;
   // One more than allowed, to tell "exactly the limit" from "more were missed".
   const h = await broker.history(req.channel, { since, limit: maxRecovered + 1 });
   const top = { offset: h.offset, epoch: h.epoch };
-  // An empty epoch means the client accepts any (centrifuge-js never sends one it holds).
-  const sameStream = since.epoch === '' || since.epoch === h.epoch;
+  const sameStream = since.epoch === h.epoch;
   let recovered = false;
   if (sameStream && since.offset === h.offset) {
     recovered = true; // nothing missed
