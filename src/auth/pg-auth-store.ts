@@ -4,6 +4,7 @@
  * hands back as strings: the row mappers narrow them (all below 2^53).
  */
 import pg from 'pg';
+import { inTransaction, migrateUnderLock } from '../store/pg-transaction.js';
 import type { ApiKeyListFilter, ApiKeyPatch, ApiKeyRow, AuthStore, NewUser, RefreshTokenRow } from './ports.js';
 import { isScope, type Role, type UserRecord } from './types.js';
 
@@ -186,10 +187,7 @@ export class PgAuthStore implements AuthStore {
   }
 
   async migrate(): Promise<void> {
-    await this.transaction(async (c) => {
-      await c.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-      await c.query(SCHEMA);
-    });
+    await migrateUnderLock(this.pool, MIGRATION_LOCK, SCHEMA);
   }
 
   async close(): Promise<void> {
@@ -218,7 +216,7 @@ export class PgAuthStore implements AuthStore {
     const walletLower = user.wallet.toLowerCase();
     // Two gateways signing in the same new wallet at once: the second waits on the wallet's lock, then finds the
     // first's row. A conflicting insert would burn an identity value, and exchange ids are to run 1, 2, 3 without gaps.
-    await this.transaction(async (c) => {
+    await inTransaction(this.pool, async (c) => {
       await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [walletLower]);
       await c.query(
         `INSERT INTO auth_users (id, auth_id, wallet, wallet_lower, role, smart_account_address, created_at, updated_at)
@@ -244,7 +242,7 @@ export class PgAuthStore implements AuthStore {
   }
 
   async rotateRefreshToken(tokenHash: string, next: RefreshTokenRow, now: number): Promise<boolean> {
-    return this.transaction(async (c) => {
+    return inTransaction(this.pool, async (c) => {
       // The row lock of the UPDATE makes a concurrent rotation of the same token wait, then find it rotated.
       const r = await c.query(
         'UPDATE auth_refresh_tokens SET rotated_at = $1 WHERE token_hash = $2 AND rotated_at IS NULL AND revoked_at IS NULL',
@@ -310,20 +308,5 @@ export class PgAuthStore implements AuthStore {
   private async oneUser(sql: string, params: unknown[]): Promise<UserRecord | undefined> {
     const r = await this.pool.query<UserSqlRow>(sql, params);
     return r.rows[0] && toUser(r.rows[0]);
-  }
-
-  private async transaction<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.pool.connect();
-    try {
-      await c.query('BEGIN');
-      const result = await fn(c);
-      await c.query('COMMIT');
-      return result;
-    } catch (err) {
-      await c.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      c.release();
-    }
   }
 }
