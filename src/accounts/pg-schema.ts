@@ -3,6 +3,7 @@
  * gateways may start together. `auth_users` (profiles) belongs to the auth store (src/auth/pg-auth-store.ts).
  */
 import type pg from 'pg';
+import { migrateUnderLock } from '../store/pg-transaction.js';
 
 /** Serializes concurrent creation (CREATE IF NOT EXISTS alone can race). */
 const ACCOUNTS_MIGRATION_LOCK = 0x70657261; // "pera"
@@ -56,16 +57,5 @@ CREATE INDEX IF NOT EXISTS acct_oauth_requests_pending ON acct_oauth_requests (s
 `;
 
 export async function migrateAccountTables(pool: pg.Pool): Promise<void> {
-  const c = await pool.connect();
-  try {
-    await c.query('BEGIN');
-    await c.query('SELECT pg_advisory_xact_lock($1)', [ACCOUNTS_MIGRATION_LOCK]);
-    await c.query(SCHEMA);
-    await c.query('COMMIT');
-  } catch (err) {
-    await c.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    c.release();
-  }
+  await migrateUnderLock(pool, ACCOUNTS_MIGRATION_LOCK, SCHEMA);
 }
