@@ -5,8 +5,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
-import { RoleProcess, type Role } from './role-process.js';
+import { databaseUrl, ensureDatabase } from './cluster-resources.js';
+import { RoleProcess, type Role, type RoleProcessOptions } from './role-process.js';
 
 export interface LocalClusterOptions {
   /** Names the streams, buckets and subjects (CLUSTER_NAME). */
@@ -27,6 +27,10 @@ export interface LocalClusterOptions {
   /** Environment of the engine only (SEED_DEMO, MARKET_MAKERS, INDEX_FEED…). */
   engineEnv?: Record<string, string>;
   echo?: boolean;
+  /** Each role in its own process group (RoleProcessOptions.detached): `npm run cluster` stops them in order. */
+  detached?: boolean;
+  /** Append each role's output to <logDir>/<name>.log. */
+  logDir?: string;
 }
 
 export interface LocalCluster {
@@ -36,26 +40,8 @@ export interface LocalCluster {
   gatewayUrls: string[];
   /** Starts a role again under the same name (after a kill), and waits until it is ready. */
   restart(proc: RoleProcess): Promise<RoleProcess>;
-  /** Stops gateways, projector, engine, in that order (SIGTERM). */
+  /** Stops the gateways (together), then the projector, then the engine (SIGTERM). */
   stop(): Promise<void>;
-}
-
-export function databaseUrl(adminUrl: string, database: string): string {
-  const url = new URL(adminUrl);
-  url.pathname = `/${database}`;
-  return url.toString();
-}
-
-export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
-  if (!/^[a-z_][a-z0-9_]*$/.test(database)) throw new Error(`database name must be lower-case letters, digits and _: ${database}`);
-  const c = new pg.Client({ connectionString: adminUrl });
-  await c.connect();
-  try {
-    const found = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (found.rowCount === 0) await c.query(`CREATE DATABASE ${database}`);
-  } finally {
-    await c.end();
-  }
 }
 
 export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCluster> {
@@ -66,12 +52,16 @@ export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCl
     AUTH_DATABASE_URL: databaseUrl(o.pgAdminUrl, o.authDatabase), READ_STORE_URL: databaseUrl(o.pgAdminUrl, o.readDatabase),
     ...o.env,
   };
+  if (o.logDir !== undefined) mkdirSync(o.logDir, { recursive: true });
+  const processOptions = (name: string): RoleProcessOptions => ({
+    echo: o.echo, detached: o.detached, logTo: o.logDir === undefined ? undefined : join(o.logDir, `${name}.log`),
+  });
   const envOf = new Map<RoleProcess, Record<string, string>>();
   const spawnRole = (role: Role, name: string, extra: Record<string, string>): RoleProcess => {
     const dir = join(o.dataDir, name);
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     const env = { ...shared, DATA_DIR: dir, ...extra };
-    const proc = new RoleProcess(role, name, env, { echo: o.echo });
+    const proc = new RoleProcess(role, name, env, processOptions(name));
     envOf.set(proc, env);
     return proc;
   };
@@ -82,7 +72,7 @@ export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCl
     gateways: [],
     gatewayUrls: [],
     async restart(proc) {
-      const again = new RoleProcess(proc.role, proc.name, envOf.get(proc)!, { echo: o.echo });
+      const again = new RoleProcess(proc.role, proc.name, envOf.get(proc)!, processOptions(proc.name));
       envOf.set(again, envOf.get(proc)!);
       const ready = await again.ready;
       if (proc === cluster.engine) cluster.engine = again;
@@ -96,7 +86,8 @@ export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCl
       return again;
     },
     async stop() {
-      for (const p of [...cluster.gateways, cluster.projector, cluster.engine]) await p?.stop();
+      await Promise.all(cluster.gateways.map((g) => g.stop()));
+      for (const p of [cluster.projector, cluster.engine]) await p?.stop();
     },
   };
   try {

@@ -4,6 +4,7 @@
  * killed. Used by `npm run cluster`, the chaos tests and bench:cluster, so each drives real processes.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,6 +18,20 @@ export type Role = 'engine' | 'gateway' | 'projector';
 export interface RoleReady {
   /** A gateway's REST base URL (empty for the other roles). */
   url: string;
+  /** The banner it printed (`perpx <role> (…)` and its indented lines). */
+  banner: string;
+}
+
+export interface RoleProcessOptions {
+  /** Copy its output to this process's stdout, each line prefixed with its name. */
+  echo?: boolean;
+  /**
+   * Its own process group: a Ctrl-C at the terminal then reaches only the launcher, which stops the roles in
+   * order (gateways before the engine) instead of all at once.
+   */
+  detached?: boolean;
+  /** Append everything it prints to this file. */
+  logTo?: string;
 }
 
 export class RoleProcess {
@@ -26,23 +41,28 @@ export class RoleProcess {
   /** Everything it printed, for a failure's message. */
   output = '';
 
-  constructor(readonly role: Role, readonly name: string, env: Record<string, string>, options: { echo?: boolean } = {}) {
+  constructor(readonly role: Role, readonly name: string, env: Record<string, string>, options: RoleProcessOptions = {}) {
     this.proc = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', MAIN, role], {
-      cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env },
+      cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env }, detached: options.detached ?? false,
     });
-    this.exited = new Promise((resolve) => this.proc.once('exit', (code, signal) => resolve({ code, signal })));
+    const log = options.logTo === undefined ? undefined : createWriteStream(options.logTo, { flags: 'a' });
+    this.exited = new Promise((resolve) => this.proc.once('exit', (code, signal) => {
+      log?.end();
+      resolve({ code, signal });
+    }));
     this.ready = new Promise((resolve, reject) => {
       const onData = (chunk: Buffer) => {
         const text = chunk.toString();
+        log?.write(chunk);
         this.output = (this.output + text).slice(-20_000);
         if (options.echo) process.stdout.write(text.split('\n').filter(Boolean).map((l) => `[${name}] ${l}\n`).join(''));
-        const banner = /^perpx (engine leader|gateway|projector) \(/m.exec(this.output);
+        const banner = /^perpx (?:engine leader|gateway|projector) \(.*\n(?: {2}.*\n)*/m.exec(this.output);
         if (!banner) return;
         if (role === 'gateway') {
-          const url = /REST API\s+(\S+)\/api/.exec(this.output);
+          const url = /REST API\s+(\S+)\/api/.exec(banner[0]);
           if (!url) return;
-          resolve({ url: url[1] });
-        } else resolve({ url: '' });
+          resolve({ url: url[1], banner: banner[0].trimEnd() });
+        } else resolve({ url: '', banner: banner[0].trimEnd() });
       };
       this.proc.stdout!.on('data', onData);
       this.proc.stderr!.on('data', onData);
