@@ -18,6 +18,8 @@ export interface NatsConfig {
   cluster: string;
   /** Replicas of the stream and bucket when they are created: 1 on one server, 3 in production. */
   streamReplicas: number;
+  /** The engine leader's lease in JetStream KV lapses this long after its last renewal, ms (`perpx engine`). */
+  leaderLeaseTtlMs: number;
 }
 
 export interface ExchangeConfig {
@@ -135,6 +137,7 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'REALTIME_BROKER', default: 'memory', doc: 'Where real-time publications and their history go: memory = this process; nats = the JetStream stream PERPX_<CLUSTER_NAME>_REALTIME (subjects perpx.<CLUSTER_NAME>.rt.*), so a client recovers on any gateway (docs/operations.md, "Shared state").' },
   { env: 'CLUSTER_NAME', default: 'perpx', doc: 'Names the JetStream resources (stream PERPX_<name>_COMMANDS on subject perpx.<name>.commands, bucket perpx-<name>-snapshots): letters, digits, _ and -.' },
   { env: 'NATS_STREAM_REPLICAS', default: '1', doc: 'Replicas of the command stream and snapshot bucket when first created (1 on a single NATS server; 3 on the production three-node cluster). Changing it later: `nats stream edit`.' },
+  { env: 'LEADER_LEASE_TTL_MS', default: '2500', doc: 'Cluster engines (`perpx engine`, one leader and any number of hot standbys): the leader lease in JetStream KV (bucket perpx-<CLUSTER_NAME>-leader) lapses this long after the leader last renewed it (it renews every fifth of it); a standby then takes over. Keep it above the worst event-loop stall of the leader (docs/cluster.md, "Failover").' },
   { env: 'READ_STORE_URL', default: '(unset)', doc: 'PostgreSQL connection string (postgres://…) for the history read model; unset = SQLite in DATA_DIR/read.db. The read model is rebuilt from the journal if it is empty or behind.' },
   { env: 'READ_MODEL_WRITER', default: 'thread', doc: 'Where engine events are written into the history read model (read.db): thread = a worker thread; inline = on the event loop.' },
   { env: 'READ_MODEL_LINGER_MS', default: '50', doc: 'Under load, the read model is written at most once per this many ms (one transaction for everything that arrived meanwhile: far less work per order than many small ones). A history read does not wait out the linger: one that needs the newest commands projected starts the write at once (it then waits for that write, up to this many ms of commands).' },
@@ -339,7 +342,7 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
     signatureThreads: int(env, 'SIGNATURE_THREADS', 2),
     journalWriter,
     journal,
-    nats: { url: str(env, 'NATS_URL', 'nats://127.0.0.1:4222'), cluster, streamReplicas: int(env, 'NATS_STREAM_REPLICAS', 1, 1) },
+    nats: { url: str(env, 'NATS_URL', 'nats://127.0.0.1:4222'), cluster, streamReplicas: int(env, 'NATS_STREAM_REPLICAS', 1, 1), leaderLeaseTtlMs: int(env, 'LEADER_LEASE_TTL_MS', 2500, 500) },
     readModelWriter,
     readModelLingerMs: int(env, 'READ_MODEL_LINGER_MS', 50),
     readStoreUrl: postgresUrl('READ_STORE_URL', str(env, 'READ_STORE_URL', '')),

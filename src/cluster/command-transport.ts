@@ -24,7 +24,14 @@ export interface NatsCommandSubmitterOptions {
   cluster: string;
   /** How long a gateway waits for the leader's answer, ms (default 10,000: above the journal's ack wait). */
   timeoutMs?: number;
+  /**
+   * How long a command waits for a leader while none listens (a takeover under way), retried every 100 ms,
+   * ms (default 10,000). Safe to retry: with no responder the command was surely not applied.
+   */
+  waitForLeaderMs?: number;
 }
+
+const NO_LEADER_RETRY_MS = 100;
 
 /** Gateway side. */
 export class NatsCommandSubmitter implements CommandSubmitter {
@@ -37,11 +44,17 @@ export class NatsCommandSubmitter implements CommandSubmitter {
   }
 
   async submit(input: CommandInput): Promise<SubmitReceipt> {
-    let reply: Msg;
-    try {
-      reply = await this.options.nc.request(this.subject, encodeCommand(input), { timeout: this.timeoutMs });
-    } catch (err) {
-      throw leaderError(err, this.subject, this.timeoutMs);
+    const encoded = encodeCommand(input);
+    const giveUpAt = Date.now() + (this.options.waitForLeaderMs ?? 10_000);
+    let reply: Msg | undefined;
+    while (!reply) {
+      try {
+        reply = await this.options.nc.request(this.subject, encoded, { timeout: this.timeoutMs });
+      } catch (err) {
+        const error = leaderError(err, this.subject, this.timeoutMs);
+        if (error.outcome !== 'not-applied' || Date.now() >= giveUpAt) throw error;
+        await new Promise((r) => setTimeout(r, NO_LEADER_RETRY_MS));
+      }
     }
     let answer: SubmitAnswer;
     try {

@@ -29,6 +29,14 @@ import { JournalIntegrityError, JournalWriteError, type JournalEntry } from './p
 export const FIRST_SEQ_HEADER = 'Perpx-First-Seq';
 export const LAST_SEQ_HEADER = 'Perpx-Last-Seq';
 export const CRC_HEADER = 'Perpx-Crc32';
+/**
+ * A leader-epoch record (issue 30): a message holding no command, appended by a new leader before it takes
+ * any, with the lease epoch it leads under. Its first seq is the next command's, its last the previous one's.
+ */
+export const LEADER_EPOCH_HEADER = 'Perpx-Leader-Epoch';
+export const LEADER_HEADER = 'Perpx-Leader';
+const TS_HEADER = 'Perpx-Ts';
+const EMPTY = new Uint8Array(0);
 /** JetStream's "wrong last sequence": another writer appended first. */
 const WRONG_LAST_SEQUENCE = 10071;
 /** Room left in a message for its headers and the protocol line. */
@@ -130,6 +138,29 @@ export class JetStreamJournal extends BufferedJournal {
     return this.newest;
   }
 
+  /**
+   * Fencing: appends a leader-epoch record after the stream's last message, which must be the one this journal
+   * was opened at (expected-last-sequence). Resolves once stored; rejects with JournalWriteError
+   * (JETSTREAM_WRONG_LAST_SEQUENCE) if another writer appended since, and the journal is then unusable.
+   */
+  async appendLeaderEpoch(epoch: number, leader: string): Promise<void> {
+    if (!this.pending.empty || this.pending.lastSeq !== this.committedSeq) throw new Error('the leader-epoch record comes before any command');
+    const h = headers();
+    const seq = this.committedSeq;
+    h.set(FIRST_SEQ_HEADER, String(seq + 1));
+    h.set(LAST_SEQ_HEADER, String(seq));
+    h.set(CRC_HEADER, String(payloadChecksum(EMPTY)));
+    h.set(LEADER_EPOCH_HEADER, String(epoch));
+    h.set(LEADER_HEADER, leader);
+    h.set(TS_HEADER, String(this.lastTs()));
+    try {
+      await this.js.publish(this.subject, EMPTY, { headers: h, expect: { lastSequence: this.streamSeq, streamName: this.stream }, timeout: this.timeoutMs });
+      this.streamSeq++;
+    } catch (err) {
+      throw this.fail(err);
+    }
+  }
+
   private publish(group: EncodedGroup, expectedLastSeq: number): Promise<unknown> {
     const h = headers();
     h.set(FIRST_SEQ_HEADER, String(group.firstSeq));
@@ -161,6 +192,10 @@ function verifiedGroup(stream: string, streamSeq: number, payload: Uint8Array, h
   const crc = h?.get(CRC_HEADER);
   if (!Number.isSafeInteger(first) || !Number.isSafeInteger(last) || !crc) throw new JournalIntegrityError(`${where} lacks the journal headers`);
   if (String(payloadChecksum(payload)) !== crc) throw new JournalIntegrityError(`${where} fails its checksum: the stored commands are damaged`);
+  if (h?.get(LEADER_EPOCH_HEADER)) {
+    if (first !== last + 1 || payload.length !== 0) throw new JournalIntegrityError(`${where} is a leader-epoch record that holds commands`);
+    return { firstSeq: first, entries: [] as JournalEntry[], lastTs: Number(h.get(TS_HEADER)) || 0 };
+  }
   let group: ReturnType<typeof decodeGroup>;
   try {
     group = decodeGroup(payload);
@@ -234,7 +269,8 @@ async function* entriesFrom(
     for await (const m of messages) {
       const group = verifiedGroup(stream, m.seq, m.data, m.headers);
       const lastInGroup = group.firstSeq + group.entries.length - 1;
-      if (group.firstSeq > next || lastInGroup < next) {
+      // A leader-epoch record holds none: it must sit exactly where the next command is due.
+      if (group.entries.length === 0 ? group.firstSeq !== next : group.firstSeq > next || lastInGroup < next) {
         throw new JournalIntegrityError(`JetStream message ${m.seq} of stream ${stream} holds commands ${group.firstSeq}..${lastInGroup}, expected one holding ${next}: the log has a gap or overlap`);
       }
       for (const e of group.entries) if (e.seq >= next) yield e;

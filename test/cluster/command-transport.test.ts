@@ -93,16 +93,18 @@ test('a leader fenced off by another writer answers JOURNAL_UNAVAILABLE, not a r
   }
 });
 
-test('with no leader listening, a submit fails at once: not applied', { skip }, async () => {
+test('with no leader listening, a submit waits its grace for one, then fails: not applied', { skip }, async () => {
   const nc = await natsConnection();
   // A long timeout: only the server's "no responders" can end the call before it.
-  const gateway = new NatsCommandSubmitter({ nc, cluster: freshCluster(), timeoutMs: 600_000 });
+  const gateway = new NatsCommandSubmitter({ nc, cluster: freshCluster(), timeoutMs: 600_000, waitForLeaderMs: 300 });
+  const t0 = Date.now();
   await assert.rejects(gateway.submit(tradingCommands(0)[0]), (err: Error) => {
     assert.ok(err instanceof LeaderUnavailableError);
     assert.equal(err.outcome, 'not-applied');
     assert.match(err.message, /no engine leader is listening on perpx\.test_\w+\.commands\.submit/);
     return true;
   });
+  assert.ok(Date.now() - t0 >= 300, 'retried for its grace period');
 });
 
 test('a gateway route answers 503 LEADER_UNAVAILABLE (retry-after) when no leader takes the command', { skip }, async () => {
