@@ -12,10 +12,11 @@ const MAIN = join(ROOT, 'src/app/main.ts');
 /** The flags of `npm start` (package.json), so each role runs as in production. */
 const NODE_FLAGS = ['--max-semi-space-size=256', '--no-allocation-site-pretenuring'];
 
-export type Role = 'engine' | 'gateway' | 'projector';
+/** A cluster role, or `start`: the whole exchange in one process (`npm start`), for comparison. */
+export type Role = 'engine' | 'gateway' | 'projector' | 'start';
 
 export interface RoleReady {
-  /** A gateway's REST base URL (empty for the other roles). */
+  /** A gateway's (or a whole exchange's) REST base URL (empty for the other roles). */
   url: string;
 }
 
@@ -36,9 +37,9 @@ export class RoleProcess {
         const text = chunk.toString();
         this.output = (this.output + text).slice(-20_000);
         if (options.echo) process.stdout.write(text.split('\n').filter(Boolean).map((l) => `[${name}] ${l}\n`).join(''));
-        const banner = /^perpx (engine leader|gateway|projector) \(/m.exec(this.output);
+        const banner = /^perpx (engine leader \(|gateway \(|projector \(|exchange running)/m.exec(this.output);
         if (!banner) return;
-        if (role === 'gateway') {
+        if (role === 'gateway' || role === 'start') {
           const url = /REST API\s+(\S+)\/api/.exec(this.output);
           if (!url) return;
           resolve({ url: url[1] });
