@@ -18,8 +18,11 @@
 // CPU is measured this long before the load and subtracted), CONNECTIONS (64), WALLETS (64),
 // SIGNATURE_THREADS (2, per process that verifies), POOL_RATE (4000: orders signed per second of warm-up +
 // window; a pool that runs out is reported), SETUPS (single-sqlite,single-jetstream,cluster), NATS_URL,
-// PG_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres).
-import { availableParallelism, cpus } from 'node:os';
+// PG_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres), CPU_PROF=1 (every server process runs with
+// --cpu-prof; their main threads' self time inside the window is summarized; costs some throughput).
+import { mkdtempSync } from 'node:fs';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Wallet } from 'ethers';
 import { envInt } from './env-int.js';
@@ -31,6 +34,7 @@ import { listenerPid } from './cluster/proc-cpu.js';
 import { measureSetup, type SetupResult } from './cluster/measure.js';
 import { startSetup, type SetupKind } from './cluster/setups.js';
 import { printReport } from './cluster/report.js';
+import { summarizeProfiles } from './cluster/profiles.js';
 import { mulberry32 } from '../src/simulation/seeded-random.js';
 
 const SECONDS = envInt('BENCH_SECONDS', 10);
@@ -43,6 +47,7 @@ const SIGNATURE_THREADS = String(envInt('SIGNATURE_THREADS', 2));
 const SETUPS = (process.env.SETUPS ?? 'single-sqlite,single-jetstream,cluster').split(',').map((s) => s.trim()) as SetupKind[];
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const CPU_PROF = process.env.CPU_PROF === '1';
 const CHAIN_ID = '16182';
 const PRICE_LEVELS = 20_000;
 
@@ -77,21 +82,27 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'silent', SEED_DEMO: 'true', MARKET_MAKERS: '0', INDEX_FEED: 'off', FUNDING_INTERVAL_MS: '0', DEMO_WALLET: 'false',
     ACCESS_TOKEN_TTL_SEC: '3600', FAUCET_AMOUNT: '10000000', SIGNATURE_THREADS, CHAIN_ID, ...RAISED_BUDGET_ENV,
   };
+  const profiles: string[] = [];
   const results: Array<{ kind: SetupKind; title: string; roles: string[]; r: SetupResult }> = [];
   for (const kind of SETUPS) {
     const tStart = performance.now();
-    const setup = await startSetup(kind, { natsUrl: NATS_URL, pgAdminUrl: PG_ADMIN_URL, env });
+    const cpuProfDir = CPU_PROF ? mkdtempSync(join(tmpdir(), `perpx-bench-prof-${kind}-`)) : undefined;
+    const setup = await startSetup(kind, { natsUrl: NATS_URL, pgAdminUrl: PG_ADMIN_URL, env, cpuProfDir });
+    let measured: SetupResult | undefined;
     try {
       console.log(`${kind}: started in ${((performance.now() - tStart) / 1000).toFixed(1)} s (${setup.urls.join(', ')})`);
       const r = await measureSetup(setup, { wallets, bodies, connections: CONNECTIONS, idleMs: IDLE_MS, warmupMs: WARMUP_MS, durationMs: SECONDS * 1000, natsPid });
       console.log(`${kind}: ${Math.round(r.rate).toLocaleString('en-US')} orders/s, p50 ${r.load.p50.toFixed(2)} ms, p99 ${r.load.p99.toFixed(2)} ms`);
       if (r.load.errorBodies.length) console.log(`  non-2xx: ${r.load.errorBodies.join(' | ')}`);
       results.push({ kind, title: setup.title, roles: setup.processes.map((p) => p.role), r });
+      measured = r;
     } finally {
       await setup.stop();
     }
+    if (cpuProfDir && measured) profiles.push(`(${results.length}) ${kind}`, ...summarizeProfiles(cpuProfDir, setup.processes, measured.windowUs, measured.ok));
   }
   printReport(results, { cores, natsMeasured: natsPid !== undefined });
+  for (const p of profiles) console.log(`\n${p}`);
   console.log(`\ntotal run time ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 

@@ -40,6 +40,8 @@ export interface SetupResult {
   wallMs: number;
   /** Histograms over the window by name (summed over gateways). */
   hist: Map<string, Hist>;
+  /** The window on the monotonic clock, µs. */
+  windowUs: [number, number];
   /** Journal group commits in the window and the commands they carried. */
   flushes: number;
   flushed: number;
@@ -54,6 +56,8 @@ interface Snapshot {
   cpu: CpuWindow;
   machine: { busy: number; steal: number };
   at: number;
+  /** Monotonic clock, µs (the clock of V8's CPU profiles). */
+  hrUs: number;
   stats: Promise<{ hist: Map<string, Hist>; flushes: number; flushed: number }>;
 }
 
@@ -90,7 +94,7 @@ async function readStats(setup: RunningSetup): Promise<{ hist: Map<string, Hist>
 }
 
 function snapshot(setup: RunningSetup, natsPid: number | undefined): Snapshot {
-  return { cpu: readCpu(setup, natsPid), machine: machineBusyMs(), at: performance.now(), stats: readStats(setup) };
+  return { cpu: readCpu(setup, natsPid), machine: machineBusyMs(), at: performance.now(), hrUs: Number(process.hrtime.bigint() / 1000n), stats: readStats(setup) };
 }
 
 async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T, i: number) => Promise<R>): Promise<R[]> {
@@ -146,6 +150,6 @@ export async function measureSetup(setup: RunningSetup, spec: LoadSpec): Promise
   return {
     load, ok, rate: (ok / load.windowMs) * 1000, cpu, idle,
     machine: { busy: end.machine.busy - start.machine.busy, steal: end.machine.steal - start.machine.steal },
-    wallMs: end.at - start.at, hist, flushes: s1.flushes - s0.flushes, flushed: s1.flushed - s0.flushed,
+    wallMs: end.at - start.at, windowUs: [start.hrUs, end.hrUs], hist, flushes: s1.flushes - s0.flushes, flushed: s1.flushed - s0.flushed,
   };
 }

@@ -39,6 +39,8 @@ export interface SetupOptions {
   pgAdminUrl: string;
   /** Environment of every process (rate limits, faucet, demo seed, signature threads …). */
   env: Record<string, string>;
+  /** Write each process's main-thread CPU profile here when it stops (--cpu-prof). */
+  cpuProfDir?: string;
 }
 
 const fetchText = async (url: string) => (await fetch(url)).text();
@@ -65,12 +67,14 @@ async function dropAll(o: SetupOptions, cluster: string | undefined, databases: 
   rmSync(dir, { recursive: true, force: true });
 }
 
-export async function startSetup(kind: SetupKind, o: SetupOptions): Promise<RunningSetup> {
+export async function startSetup(kind: SetupKind, options: SetupOptions): Promise<RunningSetup> {
   const n = names(kind);
+  const o = options;
+  const nodeFlags = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : [];
   if (kind === 'cluster') {
     const cluster = await startLocalCluster({
       cluster: n.cluster, natsUrl: o.natsUrl, pgAdminUrl: o.pgAdminUrl, authDatabase: n.auth, readDatabase: n.read,
-      dataDir: n.dir, gateways: 2, gatewayPort: 0, env: o.env,
+      dataDir: n.dir, gateways: 2, gatewayPort: 0, env: o.env, nodeFlags,
     });
     const nc = await connect({ servers: o.natsUrl });
     const admin = natsEngineAdmin(nc, n.cluster, 10_000);
@@ -102,7 +106,7 @@ export async function startSetup(kind: SetupKind, o: SetupOptions): Promise<Runn
       AUTH_STORE: 'postgres', AUTH_DATABASE_URL: databaseUrl(o.pgAdminUrl, n.auth), READ_STORE_URL: databaseUrl(o.pgAdminUrl, n.read),
     });
   }
-  const proc = new RoleProcess('start', kind, { ...o.env, PORT: '0', DATA_DIR: n.dir, ...stores });
+  const proc = new RoleProcess('start', kind, { ...o.env, PORT: '0', DATA_DIR: n.dir, ...stores }, { nodeFlags });
   const databases = kind === 'single-jetstream' ? [n.auth, n.read] : [];
   const cluster = kind === 'single-jetstream' ? n.cluster : undefined;
   try {

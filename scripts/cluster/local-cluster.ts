@@ -27,6 +27,8 @@ export interface LocalClusterOptions {
   /** Environment of the engine only (SEED_DEMO, MARKET_MAKERS, INDEX_FEED…). */
   engineEnv?: Record<string, string>;
   echo?: boolean;
+  /** More Node flags for every role process (e.g. --cpu-prof). */
+  nodeFlags?: string[];
 }
 
 export interface LocalCluster {
@@ -71,7 +73,7 @@ export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCl
     const dir = join(o.dataDir, name);
     mkdirSync(dir, { recursive: true });
     const env = { ...shared, DATA_DIR: dir, ...extra };
-    const proc = new RoleProcess(role, name, env, { echo: o.echo });
+    const proc = new RoleProcess(role, name, env, { echo: o.echo, nodeFlags: o.nodeFlags });
     envOf.set(proc, env);
     return proc;
   };
@@ -82,7 +84,7 @@ export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCl
     gateways: [],
     gatewayUrls: [],
     async restart(proc) {
-      const again = new RoleProcess(proc.role, proc.name, envOf.get(proc)!, { echo: o.echo });
+      const again = new RoleProcess(proc.role, proc.name, envOf.get(proc)!, { echo: o.echo, nodeFlags: o.nodeFlags });
       envOf.set(again, envOf.get(proc)!);
       const ready = await again.ready;
       if (proc === cluster.engine) cluster.engine = again;

@@ -27,8 +27,9 @@ export class RoleProcess {
   /** Everything it printed, for a failure's message. */
   output = '';
 
-  constructor(readonly role: Role, readonly name: string, env: Record<string, string>, options: { echo?: boolean } = {}) {
-    this.proc = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', MAIN, role], {
+  /** `nodeFlags`: more Node flags (bench:cluster's --cpu-prof, which NODE_OPTIONS does not take). */
+  constructor(readonly role: Role, readonly name: string, env: Record<string, string>, options: { echo?: boolean; nodeFlags?: string[] } = {}) {
+    this.proc = spawn(process.execPath, [...NODE_FLAGS, ...(options.nodeFlags ?? []), '--import', 'tsx', MAIN, role], {
       cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env },
     });
     this.exited = new Promise((resolve) => this.proc.once('exit', (code, signal) => resolve({ code, signal })));
