@@ -35,7 +35,20 @@ export const RAISED_RATE_LIMITS: Record<string, string> = Object.fromEntries(
   ['IP', 'SIGN_IN', 'ORDERS', 'FAUCET', 'READS'].map((b) => [`RATE_LIMIT_${b}_MAX`, '1000000']),
 );
 
+/**
+ * PERPX_TEST_TARGET=cluster runs the end-to-end tests against a cluster in this process (engine leader,
+ * projector, two gateways; test/cluster/test-cluster.ts) through gateway 1's URL instead of the single process.
+ */
+export const TEST_TARGET = process.env.PERPX_TEST_TARGET === 'cluster' ? 'cluster' : 'single';
+
+/** For tests of the single process's own machinery (files in DATA_DIR, start-up report): skipped on a cluster. */
+export const singleProcessOnly = TEST_TARGET === 'cluster' ? 'tests the single process (PERPX_TEST_TARGET=cluster)' : false;
+
 export async function startTestExchange(env: Record<string, string> = {}): Promise<TestExchange> {
+  if (TEST_TARGET === 'cluster') {
+    const { startClusterAsExchange } = await import('../cluster/test-cluster.js');
+    return startClusterAsExchange(env);
+  }
   const dir = mkdtempSync(join(tmpdir(), 'perpx-e2e-'));
   const config = loadConfig({
     PORT: '0', DATA_DIR: dir, SIGNATURE_THREADS: '0', LOG_LEVEL: 'silent', SEED_DEMO: 'true', HEARTBEAT_MS: '1000',

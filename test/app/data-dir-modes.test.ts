@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { SIGNING_KEY_FILE } from '../../src/auth/jwt-signing-key.js';
 import { DEMO_WALLET_FILE } from '../../src/simulation/system-accounts.js';
-import { Bot, http, ok, startTestExchange } from './client.js';
+import { Bot, http, ok, singleProcessOnly, startTestExchange } from './client.js';
 
 /** Every path under `dir` (itself included) with its permission bits; symbolic links are not followed. */
 function walk(dir: string): Array<{ path: string; mode: number; link: boolean }> {
@@ -29,7 +29,7 @@ function assertOwnerOnly(dir: string, when: string): string[] {
   return entries.map((e) => relative(dir, e.path));
 }
 
-test('every file under DATA_DIR is owner-only: created while trading and snapshotting, and left over from an older version', async () => {
+test('every file under DATA_DIR is owner-only: created while trading and snapshotting, and left over from an older version', { skip: singleProcessOnly }, async () => {
   // The usual permissive umask: the exchange must not rely on its caller's.
   const previousUmask = process.umask(0o022);
   const outside = mkdtempSync(join(tmpdir(), 'perpx-outside-'));

@@ -69,7 +69,8 @@ describe('e2e: funds through the simulated chain', () => {
       assert.equal(await available(A), units('10000') - units('1234.56789012'), 'locked at request');
       assert.equal(await funding(A), units('10000'), 'balance moves only when done');
 
-      assert.ok((await X.ex.chain.bridge.hold(t.id, true)).reply.ok, 'hold');
+      const held = await X.ex.chain.bridge.hold(t.id, true);
+      assert.ok(held.reply.ok, `hold: ${JSON.stringify(held.reply)}`);
       let list = ok(await A.get('/api/transfer'));
       assert.deepEqual(list.list.map((x: any) => [x.id, x.status]), [[t.id, 'blocked']]);
       assert.equal(list.count, 1);

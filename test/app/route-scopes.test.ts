@@ -69,7 +69,7 @@ describe('route scopes', () => {
   before(async () => {
     X = await startTestExchange();
     [U, admin] = await Promise.all([new Bot(X.url).signIn(), new Bot(X.url).signIn()]);
-    X.ex.auth.setRole(admin.exchangeId, 'admin');
+    await X.ex.auth.setRole(admin.exchangeId, 'admin');
     const reg = ok(await admin.post('/api/admin/oauth/integrations', { name: 'Scope walker', redirectUri: 'https://walker.example.com/cb', scopes: SCOPES }));
     integrationId = reg.integration.id;
     clientSecret = reg.clientSecret;

@@ -12,9 +12,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { NATS_TEST_URL, skipUnless } from '../services.js';
 import { createPostgresTestDatabase } from '../store/dialects.js';
-import { assertError, Bot, DOMAIN, eventually, http, ok, startTestExchange, type TestExchange } from './client.js';
+import { assertError, Bot, DOMAIN, eventually, http, ok, singleProcessOnly, startTestExchange, type TestExchange } from './client.js';
 
-const skip = (await skipUnless('nats')) || (await skipUnless('postgres'));
+// Two single processes sharing one PostgreSQL: what a cluster's gateways do (PERPX_TEST_TARGET=cluster runs the cluster itself).
+const skip = singleProcessOnly || (await skipUnless('nats')) || (await skipUnless('postgres'));
 
 /** Another gateway's user cache may hold a profile this long (USER_TTL_MS in src/auth/auth-service.ts) plus slack. */
 const STALE_PROFILE_MS = 15_000;

@@ -16,9 +16,9 @@ import WebSocket from 'ws';
 import { NatsBroker } from '../../src/realtime/nats-broker.js';
 import { NATS_TEST_URL, skipUnless } from '../services.js';
 import { createPostgresTestDatabase } from '../store/dialects.js';
-import { Bot, eventually, http, ok, startTestExchange, type TestExchange } from './client.js';
+import { Bot, eventually, http, ok, singleProcessOnly, startTestExchange, type TestExchange } from './client.js';
 
-const skip = (await skipUnless('nats')) || (await skipUnless('postgres'));
+const skip = singleProcessOnly || (await skipUnless('nats')) || (await skipUnless('postgres'));
 
 describe('e2e: AUTH_STORE=postgres and REALTIME_BROKER=nats', { skip }, () => {
   const cluster = `test_${randomBytes(6).toString('hex')}`;

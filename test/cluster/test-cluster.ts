@@ -13,7 +13,8 @@ import { loadConfig, type ExchangeConfig } from '../../src/app/config.js';
 import { startEngineNode, type RunningEngineNode } from '../../src/app/roles/engine-node.js';
 import { startGatewayNode, type RunningGateway } from '../../src/app/roles/gateway-node.js';
 import { startProjectorNode, type RunningProjector } from '../../src/app/roles/projector-node.js';
-import { RAISED_RATE_LIMITS } from '../app/client.js';
+import type { RunningExchange } from '../../src/app/exchange.js';
+import { RAISED_RATE_LIMITS, type TestExchange } from '../app/client.js';
 import { NATS_TEST_URL } from '../services.js';
 import { createPostgresTestDatabase } from '../store/dialects.js';
 
@@ -29,6 +30,24 @@ export interface TestCluster {
   stop(): Promise<void>;
 }
 
+/**
+ * A cluster seen as the single process's RunningExchange (PERPX_TEST_TARGET=cluster): clients use gateway 1;
+ * what tests read in-process (engine, sequencer, chain, demo wallet) is the leader's; auth is the shared store.
+ */
+export async function startClusterAsExchange(env: Record<string, string> = {}): Promise<TestExchange> {
+  const C = await startTestCluster(env);
+  const g = C.gateways[0];
+  const ex: RunningExchange = {
+    url: g.url, authUrl: g.authUrl, wsUrl: g.wsUrl, channelPrefix: g.channelPrefix, docsUrl: g.docsUrl, dataDir: g.dataDir, chainId: g.chainId,
+    engine: C.engine.engine, sequencer: C.engine.sequencer, operatorToken: g.operatorToken,
+    demoWallet: C.engine.demoWallet, marketMakers: C.engine.marketMakers,
+    endRealtimeSession: (sessionId) => C.gateways.reduce((n, gw) => n + gw.endRealtimeSession(sessionId), 0),
+    indexPush: g.indexPush, auth: g.auth, chain: C.engine.chain, startup: g.startup, routes: g.routes,
+    close: () => C.stop(),
+  };
+  return { ex, url: ex.url, stop: () => C.stop() };
+}
+
 export async function startTestCluster(env: Record<string, string> = {}, gateways = 2): Promise<TestCluster> {
   const cluster = `t${randomBytes(5).toString('hex')}`;
   const root = mkdtempSync(join(tmpdir(), 'perpx-cluster-'));
@@ -41,7 +60,9 @@ export async function startTestCluster(env: Record<string, string> = {}, gateway
     ...env,
   });
   const started: { engine?: RunningEngineNode; projector?: RunningProjector; gateways: RunningGateway[] } = { gateways: [] };
-  const stop = async () => {
+  let stopping: Promise<void> | undefined;
+  const stop = () => (stopping ??= stopAll());
+  const stopAll = async () => {
     for (const g of started.gateways) await g.close().catch(() => undefined);
     await started.projector?.close().catch(() => undefined);
     await started.engine?.close().catch(() => undefined);

@@ -16,7 +16,7 @@ import type { Sequencer } from '../../sequencer/sequencer.js';
 import type { DemoWallet } from '../../simulation/system-accounts.js';
 import type { MarketMakerFleet } from '../../simulation/market-maker.js';
 import { buildAuth } from '../builders/auth.js';
-import { buildChain } from '../builders/chain.js';
+import { buildChain, type Chain } from '../builders/chain.js';
 import { buildFeeds } from '../builders/feeds.js';
 import { buildJournal } from '../builders/journal.js';
 import { startStatisticsFold } from '../builders/projection.js';
@@ -34,6 +34,8 @@ export interface RunningEngineNode {
   sequencer: Sequencer;
   demoWallet: DemoWallet | undefined;
   marketMakers: MarketMakerFleet | undefined;
+  /** Chain adapter: operator hold/release and deposits; `simulated` is the stand-in network. */
+  chain: Chain;
   /** Where the log is, in words. */
   journal: string;
   close(): Promise<void>;
@@ -62,7 +64,7 @@ export async function startEngineNode(base: ExchangeConfig, options: StartOption
     const { sequencer, submit, bus } = shutdown.add('sequencer', buildSequencer(config, {
       engine, durable, subscribers: [['realtime', realtime.onBatch]], onFatal: options.onFatal, log,
     }));
-    shutdown.add('chain', buildChain(config, { engine, submit, bus, log }));
+    const chain = shutdown.add('chain', buildChain(config, { engine, submit, bus, log }));
     const demo = shutdown.add('demo', await buildDemo(config, { dataDir, engine, submit, users: auth.auth, log }));
     shutdown.add('feeds', buildFeeds(config, { engine, submit, log }));
     // Commands from the gateways: taken only once everything above runs; stopped first, before the sequencer.
@@ -77,7 +79,7 @@ export async function startEngineNode(base: ExchangeConfig, options: StartOption
     shutdown.add('market makers', startMarketMakers(demo.marketMakers, config.marketMakers.intervalMs, log));
     log.info({ seq: engine.seq, journal: durable.describe }, 'engine leader started');
     return {
-      engine, sequencer, demoWallet: demo.demoWallet, marketMakers: demo.marketMakers, journal: durable.describe,
+      engine, sequencer, demoWallet: demo.demoWallet, marketMakers: demo.marketMakers, chain, journal: durable.describe,
       close: () => shutdown.stopAll(),
     };
   } catch (err) {

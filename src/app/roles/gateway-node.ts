@@ -16,7 +16,8 @@ import { feedInstrumentOf, OperatorPush } from '../../feeds/index.js';
 import type { RegisteredRoute } from '../../api/server.js';
 import type { SequencerState } from '../../sequencer/sequencer.js';
 import { newSequencerStats } from '../../sequencer/stats.js';
-import { buildAuth } from '../builders/auth.js';
+import type { StartupStatus } from '../../api/ports.js';
+import { buildAuth, type ExchangeAuth } from '../builders/auth.js';
 import { buildFollower } from '../builders/follower.js';
 import { buildHttp, type CommandLogView, type GatewayEngine } from '../builders/http.js';
 import { buildHttpServers } from '../builders/http-servers.js';
@@ -36,8 +37,18 @@ export interface RunningGateway {
   authUrl: string;
   wsUrl: string;
   channelPrefix: string;
+  docsUrl: string;
+  dataDir: string;
+  chainId: string;
   follower: JetStreamEngineFollower;
   operatorToken: string;
+  /** Users, roles and sessions (the shared PostgreSQL store). */
+  auth: ExchangeAuth;
+  /** Operator index push, submitted to the leader as a price tick. */
+  indexPush: OperatorPush;
+  /** Ends this gateway's real-time subscriptions authorized with a login session. */
+  endRealtimeSession(sessionId: string): number;
+  startup: StartupStatus;
   routes: readonly RegisteredRoute[];
   close(): Promise<void>;
 }
@@ -97,15 +108,22 @@ export async function startGatewayNode(base: ExchangeConfig, options: StartOptio
         ['perpx_gateway_follower_wait_seconds', "After the leader's answer, until this gateway's follower applied the command (read-your-writes)", () => timing.followerWait],
       ],
     }));
-    clock.finish({ snapshotSeq: 0, replayed: 0, snapshotReadMs: 0, snapshotRestoreMs: 0, replayMs: 0, skippedSnapshots: [], readModel: { fromSeq: 0, projected: 0, catchUpMs: 0 } });
+    const startup = clock.finish({ snapshotSeq: 0, replayed: 0, snapshotReadMs: 0, snapshotRestoreMs: 0, replayMs: 0, skippedSnapshots: [], readModel: { fromSeq: 0, projected: 0, catchUpMs: 0 } });
     log.info({ url: gateway.url, seq: follower.seq }, 'gateway started');
     return {
       url: gateway.url,
       authUrl: gateway.authUrl,
       wsUrl: `${gateway.url.replace(/^http/, 'ws')}${WS_PATH}`,
       channelPrefix: `${config.channelEnv}:`,
+      docsUrl: `${gateway.url}/docs`,
+      dataDir,
+      chainId: config.chainId,
       follower,
       operatorToken: auth.operatorToken,
+      auth: auth.auth,
+      indexPush,
+      endRealtimeSession: (sessionId) => realtime.endSession(sessionId),
+      startup,
       routes: gateway.routes,
       close: () => shutdown.stopAll(),
     };
