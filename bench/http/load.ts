@@ -19,6 +19,8 @@ import { performance } from 'node:perf_hooks';
 export interface LoadOptions {
   host: string;
   port: number;
+  /** Several servers (a cluster's gateways): connection i goes to targets[i % length], instead of host:port. */
+  targets?: ReadonlyArray<{ host: string; port: number }>;
   connections: number;
   mode: 'closed' | 'open';
   /** requests per second (open mode) */
@@ -145,12 +147,12 @@ export function runLoad(o: LoadOptions): Promise<LoadResult> {
       total = -1; // full response length once known
       statusCode = 0;
 
-      constructor() {
+      constructor(private readonly target: { host: string; port: number }) {
         this.connect();
       }
 
       connect(): void {
-        const s = net.connect({ host: o.host, port: o.port, noDelay: true });
+        const s = net.connect({ host: this.target.host, port: this.target.port, noDelay: true });
         this.socket = s;
         s.on('data', (d: Buffer) => this.onData(d));
         s.on('error', (e) => socketErrors.add(e.message));
@@ -250,7 +252,8 @@ export function runLoad(o: LoadOptions): Promise<LoadResult> {
     }
 
     const conns: Conn[] = [];
-    for (let i = 0; i < o.connections; i++) conns.push(new Conn());
+    const targets = o.targets ?? [{ host: o.host, port: o.port }];
+    for (let i = 0; i < o.connections; i++) conns.push(new Conn(targets[i % targets.length]));
     let connected = 0;
     let tick: NodeJS.Timeout | undefined;
 
@@ -341,7 +344,7 @@ export function runLoad(o: LoadOptions): Promise<LoadResult> {
         if (++connected === o.connections) begin();
       });
       c.socket.once('error', (e) => {
-        if (phase === 'connecting') reject(new Error(`connect to ${o.host}:${o.port} failed: ${e.message}`));
+        if (phase === 'connecting') reject(new Error(`connect to ${targets.map((t) => `${t.host}:${t.port}`).join(', ')} failed: ${e.message}`));
       });
     }
   });

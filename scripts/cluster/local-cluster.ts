@@ -31,6 +31,8 @@ export interface LocalClusterOptions {
   detached?: boolean;
   /** Append each role's output to <logDir>/<name>.log. */
   logDir?: string;
+  /** More Node flags for every role process (e.g. --cpu-prof). */
+  nodeFlags?: string[];
 }
 
 export interface LocalCluster {
@@ -54,7 +56,7 @@ export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCl
   };
   if (o.logDir !== undefined) mkdirSync(o.logDir, { recursive: true });
   const processOptions = (name: string): RoleProcessOptions => ({
-    echo: o.echo, detached: o.detached, logTo: o.logDir === undefined ? undefined : join(o.logDir, `${name}.log`),
+    echo: o.echo, detached: o.detached, nodeFlags: o.nodeFlags, logTo: o.logDir === undefined ? undefined : join(o.logDir, `${name}.log`),
   });
   const envOf = new Map<RoleProcess, Record<string, string>>();
   const spawnRole = (role: Role, name: string, extra: Record<string, string>): RoleProcess => {

@@ -13,10 +13,11 @@ const MAIN = join(ROOT, 'src/app/main.ts');
 /** The flags of `npm start` (package.json), so each role runs as in production. */
 const NODE_FLAGS = ['--max-semi-space-size=256', '--no-allocation-site-pretenuring'];
 
-export type Role = 'engine' | 'gateway' | 'projector';
+/** A cluster role, or `start`: the whole exchange in one process (`npm start`), for comparison. */
+export type Role = 'engine' | 'gateway' | 'projector' | 'start';
 
 export interface RoleReady {
-  /** A gateway's REST base URL (empty for the other roles). */
+  /** A gateway's (or a whole exchange's) REST base URL (empty for the other roles). */
   url: string;
   /** The banner it printed (`perpx <role> (…)` and its indented lines). */
   banner: string;
@@ -32,6 +33,8 @@ export interface RoleProcessOptions {
   detached?: boolean;
   /** Append everything it prints to this file. */
   logTo?: string;
+  /** More Node flags (bench:cluster's --cpu-prof, which NODE_OPTIONS does not take). */
+  nodeFlags?: string[];
 }
 
 export class RoleProcess {
@@ -42,7 +45,7 @@ export class RoleProcess {
   output = '';
 
   constructor(readonly role: Role, readonly name: string, env: Record<string, string>, options: RoleProcessOptions = {}) {
-    this.proc = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', MAIN, role], {
+    this.proc = spawn(process.execPath, [...NODE_FLAGS, ...(options.nodeFlags ?? []), '--import', 'tsx', MAIN, role], {
       cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env }, detached: options.detached ?? false,
     });
     const log = options.logTo === undefined ? undefined : createWriteStream(options.logTo, { flags: 'a' });
@@ -56,9 +59,9 @@ export class RoleProcess {
         log?.write(chunk);
         this.output = (this.output + text).slice(-20_000);
         if (options.echo) process.stdout.write(text.split('\n').filter(Boolean).map((l) => `[${name}] ${l}\n`).join(''));
-        const banner = /^perpx (?:engine leader|gateway|projector) \(.*\n(?: {2}.*\n)*/m.exec(this.output);
+        const banner = /^perpx (?:engine leader \(|gateway \(|projector \(|exchange running).*\n(?: {2}.*\n)*/m.exec(this.output);
         if (!banner) return;
-        if (role === 'gateway') {
+        if (role === 'gateway' || role === 'start') {
           const url = /REST API\s+(\S+)\/api/.exec(banner[0]);
           if (!url) return;
           resolve({ url: url[1], banner: banner[0].trimEnd() });

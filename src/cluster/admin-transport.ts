@@ -1,10 +1,13 @@
 /**
  * The operator's engine calls in a cluster: a gateway's POST /api/admin/snapshot and /checkpoint reach the
  * engine leader over NATS requests, since only the leader's sequencer can snapshot or give a durable checkpoint.
+ * `stats` reads the leader's sequencer statistics (apply, JetStream append and ack latency), which no HTTP
+ * server of the leader exposes (bench:cluster's per-hop breakdown).
  */
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type pino from 'pino';
 import { clusterNames } from '../journal/jetstream-names.js';
+import type { SequencerStats } from '../sequencer/stats.js';
 import { LeaderRefusedError, LeaderUnavailableError } from './errors.js';
 
 export interface EngineAdmin {
@@ -12,13 +15,24 @@ export interface EngineAdmin {
   checkpoint(): Promise<{ seq: number; stateHash: string }>;
 }
 
+/** The leader's sequencer statistics as JSON carries them (histograms: bounds, counts, sum, count, max). */
+export type LeaderStats = { seq: number } & Pick<SequencerStats, 'flushes' | 'flushedCommands'> &
+  Record<'applyLatency' | 'flushLatency' | 'ackLatency', { bounds: number[]; counts: number[]; sum: number; count: number; max: number }>;
+
 type AdminAnswer = { ok: true; value: unknown } | { ok: false; message: string };
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** Leader side: answers the admin calls with its sequencer's. */
-export function serveAdmin(options: { nc: NatsConnection; cluster: string; admin: EngineAdmin; logger: pino.Logger }): { close(): void } {
+export function serveAdmin(options: {
+  nc: NatsConnection;
+  cluster: string;
+  admin: EngineAdmin;
+  /** The sequencer's statistics and the engine's seq, read when asked. */
+  stats: () => { seq: number; stats: SequencerStats };
+  logger: pino.Logger;
+}): { close(): void } {
   const names = clusterNames(options.cluster);
   const answer = (msg: Msg, run: () => Promise<unknown>): void => {
     run().then(
@@ -32,14 +46,23 @@ export function serveAdmin(options: { nc: NatsConnection; cluster: string; admin
   const subs: Subscription[] = [
     options.nc.subscribe(names.adminSubject('snapshot'), { queue: 'perpx-engine-leader', callback: (_e, msg) => answer(msg, () => options.admin.snapshotNow()) }),
     options.nc.subscribe(names.adminSubject('checkpoint'), { queue: 'perpx-engine-leader', callback: (_e, msg) => answer(msg, () => options.admin.checkpoint()) }),
+    options.nc.subscribe(names.adminSubject('stats'), { queue: 'perpx-engine-leader', callback: (_e, msg) => answer(msg, async () => leaderStats(options.stats())) }),
   ];
   return { close: () => subs.forEach((s) => s.unsubscribe()) };
 }
 
+function leaderStats({ seq, stats }: { seq: number; stats: SequencerStats }): LeaderStats {
+  const h = (x: SequencerStats['applyLatency']) => ({ bounds: [...x.bounds], counts: [...x.counts], sum: x.sum, count: x.count, max: x.max });
+  return {
+    seq, flushes: stats.flushes, flushedCommands: stats.flushedCommands,
+    applyLatency: h(stats.applyLatency), flushLatency: h(stats.flushLatency), ackLatency: h(stats.ackLatency),
+  };
+}
+
 /** Gateway side. Snapshots of a large engine take a while: the wait is generous. */
-export function natsEngineAdmin(nc: NatsConnection, cluster: string, timeoutMs = 60_000): EngineAdmin {
+export function natsEngineAdmin(nc: NatsConnection, cluster: string, timeoutMs = 60_000): EngineAdmin & { stats(): Promise<LeaderStats> } {
   const names = clusterNames(cluster);
-  const call = async (which: 'snapshot' | 'checkpoint'): Promise<unknown> => {
+  const call = async (which: 'snapshot' | 'checkpoint' | 'stats'): Promise<unknown> => {
     const subject = names.adminSubject(which);
     let reply: Msg;
     try {
@@ -54,5 +77,6 @@ export function natsEngineAdmin(nc: NatsConnection, cluster: string, timeoutMs =
   return {
     snapshotNow: async () => (await call('snapshot')) as number,
     checkpoint: async () => (await call('checkpoint')) as { seq: number; stateHash: string },
+    stats: async () => (await call('stats')) as LeaderStats,
   };
 }

@@ -9,8 +9,8 @@ export interface ClusterNames {
   submitSubject: string;
   /** Object store bucket of the engine snapshots. */
   snapshotBucket: string;
-  /** Core NATS request subjects of the operator's engine calls (snapshot, checkpoint), answered by the leader. */
-  adminSubject: (call: 'snapshot' | 'checkpoint') => string;
+  /** Core NATS request subjects of the operator's engine calls (snapshot, checkpoint, stats), answered by the leader. */
+  adminSubject: (call: 'snapshot' | 'checkpoint' | 'stats') => string;
 }
 
 /** Stream and bucket names allow letters, digits, `_` and `-` only. */

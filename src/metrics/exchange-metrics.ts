@@ -8,6 +8,7 @@ import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { toWireNumber } from '../domain/fixed.js';
 import type { EngineQueries } from '../engine/api.js';
 import type { Sequencer } from '../sequencer/sequencer.js';
+import type { LatencyHistogram } from '../sequencer/stats.js';
 import { StatsHistogram } from './stats-histogram.js';
 
 /** Levels per side counted into the depth gauges (a scrape walks at most this many). */
@@ -19,6 +20,8 @@ export interface MetricsSources {
   /** Money identity terms; `reserveFund` is exposed. */
   ledger: () => { reserveFund: bigint; fees: bigint };
   realtime: () => { connections: number; subscriptions: number };
+  /** More histograms read at scrape time: name, help, source (a cluster gateway's command path). */
+  histograms?: ReadonlyArray<readonly [name: string, help: string, source: () => LatencyHistogram]>;
   /** Process metrics (CPU, memory, event-loop lag). Default true. */
   processMetrics?: boolean;
 }
@@ -61,6 +64,7 @@ export function createExchangeMetrics(src: MetricsSources): ExchangeMetrics {
   new StatsHistogram('perpx_journal_fsync_seconds', 'Journal group-commit flush (one transaction + fsync)', () => stats.flushLatency).register(registry);
   new StatsHistogram('perpx_snapshot_capture_seconds', 'Engine snapshot capture (blocks the sequencer)', () => stats.snapshotCaptureLatency).register(registry);
   new StatsHistogram('perpx_snapshot_replica_seconds', 'Engine snapshot taken by the replica thread: journal catch-up + serialization + write (does not block the sequencer)', () => stats.snapshotReplicaLatency).register(registry);
+  for (const [name, help, source] of src.histograms ?? []) new StatsHistogram(name, help, source).register(registry);
   statsCounter('perpx_journal_flushed_commands_total', 'Commands made durable (divide by flushes for the group-commit size)', () => stats.flushedCommands);
   statsCounter('perpx_journal_flushes_total', 'Journal group commits', () => stats.flushes);
   new Gauge({

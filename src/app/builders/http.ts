@@ -13,7 +13,7 @@ import { buildAuthServer, buildServer, type RegisteredRoute } from '../../api/se
 import { formatUnits } from '../../domain/fixed.js';
 import type { Submit } from '../../engine/commands.js';
 import type { OperatorPush } from '../../feeds/index.js';
-import { createExchangeMetrics } from '../../metrics/exchange-metrics.js';
+import { createExchangeMetrics, type MetricsSources } from '../../metrics/exchange-metrics.js';
 import type { Sequencer } from '../../sequencer/sequencer.js';
 import type { SignatureVerifier } from '../../signing/ports.js';
 import type { ExchangeConfig } from '../config.js';
@@ -59,6 +59,8 @@ export interface GatewayPorts {
   startup: { startedAt: number; report: StartupStatus | undefined };
   /** Where the servers are closed once the websockets are gone (see http-servers.ts). */
   servers: HttpServers;
+  /** Histograms of this process's own added to /metrics (a cluster gateway's command path). */
+  metricsHistograms?: MetricsSources['histograms'];
   log: pino.Logger;
 }
 
@@ -123,7 +125,7 @@ function apiDeps(config: GatewayConfig, p: GatewayPorts): ApiDeps {
     clock: Date.now,
     config: { faucetAmount: config.faucetAmount, bodyLimit: config.httpBodyLimit, timeouts: config.httpTimeouts, rateLimits: config.rateLimits },
     admin,
-    metrics: createExchangeMetrics({ engine, sequencer, ledger: () => engine.ledger(), realtime: () => p.realtime.stats }),
+    metrics: createExchangeMetrics({ engine, sequencer, ledger: () => engine.ledger(), realtime: () => p.realtime.stats, histograms: p.metricsHistograms }),
     accounts,
     indexPush: (instrument, price) => p.indexPush.push(instrument, price),
     marketDataTokens: auth.marketData,

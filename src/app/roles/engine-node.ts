@@ -72,7 +72,9 @@ export async function startEngineNode(base: ExchangeConfig, options: StartOption
     shutdown.add('nats', { service: nc, stop: () => nc.drain().catch(() => nc.close()) });
     const responder = serveCommands({ nc, cluster: config.nats.cluster, sequencer, logger: log.child({ module: 'commands' }) });
     shutdown.add('command responder', { service: responder, stop: () => responder.close() });
-    const admin = serveAdmin({ nc, cluster: config.nats.cluster, admin: sequencer, logger: log.child({ module: 'admin' }) });
+    const admin = serveAdmin({
+      nc, cluster: config.nats.cluster, admin: sequencer, stats: () => ({ seq: engine.seq, stats: sequencer.stats }), logger: log.child({ module: 'admin' }),
+    });
     shutdown.add('admin responder', { service: admin, stop: () => admin.close() });
     shutdown.add('market makers', startMarketMakers(demo.marketMakers, config.marketMakers.intervalMs, log));
     log.info({ seq: engine.seq, journal: durable.describe }, 'engine leader started');

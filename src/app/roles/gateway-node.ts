@@ -8,6 +8,7 @@
 import { resolve } from 'node:path';
 import pino from 'pino';
 import { natsEngineAdmin } from '../../cluster/admin-transport.js';
+import { newCommandPathTiming, timedClusterSubmit } from '../../cluster/command-path-timing.js';
 import { NatsCommandSubmitter } from '../../cluster/command-transport.js';
 import type { JetStreamEngineFollower } from '../../cluster/follower.js';
 import type { Submit } from '../../engine/commands.js';
@@ -69,11 +70,8 @@ export async function startGatewayNode(base: ExchangeConfig, options: StartOptio
     const { follower, nc } = shutdown.add('follower', await buildFollower(config, 'perpx gateway', { log, onFailed: options.onFatal }));
     clock.wiringStarts();
     const leader = new NatsCommandSubmitter({ nc, cluster: config.nats.cluster });
-    const submit: Submit = async (cmd) => {
-      const receipt = await leader.submit(cmd);
-      await follower.waitFor(receipt.seq, FOLLOWER_WAIT_MS);
-      return receipt.result;
-    };
+    const timing = newCommandPathTiming();
+    const submit: Submit = timedClusterSubmit(leader, follower, timing, FOLLOWER_WAIT_MS);
     const projected = new ProjectedSeqWatch({ lastSeq: () => readModel.store.projector.lastSeq() });
     shutdown.add('projected seq', { service: projected, stop: () => projected.close() });
     shutdown.add('statistics', { service: undefined, stop: startStatisticsFold(readModel, log) });
@@ -105,6 +103,10 @@ export async function startGatewayNode(base: ExchangeConfig, options: StartOptio
         status: () => ({ projectedSeq: projected.projectedSeq, state: 'current' }),
       },
       marketMakers: () => 0, startup: clock,
+      metricsHistograms: [
+        ['perpx_gateway_leader_roundtrip_seconds', 'Command request to the engine leader until its answer (NATS both ways, engine apply, JetStream append)', () => timing.leaderRoundTrip],
+        ['perpx_gateway_follower_wait_seconds', "After the leader's answer, until this gateway's follower applied the command (read-your-writes)", () => timing.followerWait],
+      ],
     }));
     const startup = clock.finish({ snapshotSeq: 0, replayed: 0, snapshotReadMs: 0, snapshotRestoreMs: 0, replayMs: 0, skippedSnapshots: [], readModel: { fromSeq: 0, projected: 0, catchUpMs: 0 } });
     log.info({ url: gateway.url, seq: follower.seq }, 'gateway started');

@@ -1,0 +1,60 @@
+/**
+ * The cluster's command path is observable: a gateway's /metrics times each command's leader round trip and
+ * follower wait, and the engine leader answers a stats request over NATS (apply, JetStream append, submit to
+ * durable), which bench:cluster reads for its per-hop breakdown.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { connect } from '@nats-io/transport-node';
+import { natsEngineAdmin } from '../../src/cluster/admin-transport.js';
+import { Bot, ok } from '../app/client.js';
+import { NATS_TEST_URL, skipUnless } from '../services.js';
+import { startTestCluster, type TestCluster } from './test-cluster.js';
+
+const skip = (await skipUnless('nats')) || (await skipUnless('postgres'));
+
+/** `<name>_count` of a histogram in Prometheus text. */
+function histogramCount(text: string, name: string): number {
+  const m = new RegExp(`^${name}_count (\\S+)$`, 'm').exec(text);
+  assert.ok(m, `${name} is in /metrics`);
+  return Number(m[1]);
+}
+
+describe('cluster command path timing', { skip }, () => {
+  let C: TestCluster;
+  before(async () => {
+    C = await startTestCluster({}, 1);
+  });
+  after(async () => {
+    await C?.stop();
+  });
+
+  test("a gateway's /metrics counts one leader round trip and one follower wait per command it sent", async () => {
+    const [g] = C.gateways;
+    const bot = await new Bot(g.url).signIn();
+    const metrics = async () => (await fetch(`${g.url}/metrics`)).text();
+    const before = await metrics();
+    await bot.faucet();
+    ok(await bot.limit({ side: 'BUY', quantity: '0.001', limitPrice: 95000 }), 'limit order');
+    const after = await metrics();
+    for (const name of ['perpx_gateway_leader_roundtrip_seconds', 'perpx_gateway_follower_wait_seconds']) {
+      assert.equal(histogramCount(after, name) - histogramCount(before, name), 2, `${name}: the deposit and the order`);
+    }
+  });
+
+  test("the engine leader's stats over NATS match its sequencer", async () => {
+    const nc = await connect({ servers: NATS_TEST_URL });
+    try {
+      const stats = await natsEngineAdmin(nc, C.cluster, 10_000).stats();
+      const own = C.engine.sequencer.stats;
+      assert.equal(stats.seq, C.engine.engine.seq);
+      assert.ok(stats.seq > 0, 'the demo seed and the test above applied commands');
+      assert.equal(stats.applyLatency.count, own.applyLatency.count);
+      assert.equal(stats.ackLatency.count, own.ackLatency.count);
+      assert.equal(stats.flushes, own.flushes);
+      assert.equal(stats.flushLatency.counts.reduce((a, b) => a + b, 0), stats.flushes, 'one append timed per group commit');
+    } finally {
+      await nc.close();
+    }
+  });
+});
