@@ -59,7 +59,7 @@ export class RoleProcess {
         log?.write(chunk);
         this.output = (this.output + text).slice(-20_000);
         if (options.echo) process.stdout.write(text.split('\n').filter(Boolean).map((l) => `[${name}] ${l}\n`).join(''));
-        const banner = /^perpx (?:engine leader \(|gateway \(|projector \(|exchange running).*\n(?: {2}.*\n)*/m.exec(this.output);
+        const banner = /^perpx (?:engine leader \(|engine standby \(|gateway \(|projector \(|exchange running).*\n(?: {2}.*\n)*/m.exec(this.output);
         if (!banner) return;
         if (role === 'gateway' || role === 'start') {
           const url = /REST API\s+(\S+)\/api/.exec(banner[0]);

@@ -8,7 +8,7 @@ import { createEngine, restoreEngine } from '../../engine/engine.js';
 import { connectNats } from '../../journal/durable-location.js';
 import { openObjectStoreSnapshots } from '../../journal/object-store-snapshots.js';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { ExchangeConfig } from '../config.js';
+import type { NatsConfig } from '../config.js';
 import { closingOnFailure, type Built } from '../shutdown-registry.js';
 
 export interface Following {
@@ -18,7 +18,7 @@ export interface Following {
 }
 
 export async function buildFollower(
-  config: Pick<ExchangeConfig, 'nats'>,
+  config: { nats: Pick<NatsConfig, 'url' | 'cluster' | 'streamReplicas'> },
   name: string,
   options: Pick<EngineFollowerOptions, 'bus' | 'pace' | 'snapshotAtOrBefore' | 'onFailed'> & { log: pino.Logger },
 ): Promise<Built<Following>> {

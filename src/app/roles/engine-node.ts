@@ -1,90 +1,255 @@
 /**
- * `perpx engine`: the cluster's leader. The sequencer and the deterministic engine over the JetStream command
- * log (one message per group commit, expected-last-sequence on each), answering the gateways' command requests
- * once durable; everything that submits commands on its own (index feed, funding clock, chain bridge, demo seed,
- * market makers) runs here only. Public and private channel publications are made here, once, into the shared
- * NATS broker, so every gateway serves the same offsets and epochs. It serves no HTTP: gateways do.
+ * `perpx engine` (issue 30): one or more engine processes, one leading. Each starts as a hot standby: an engine
+ * follower applying the committed command log (snapshot, then the log live). The one that holds the leader lease
+ * (JetStream KV, src/cluster/leader-lease.ts) stops following, applies what is left of the log, appends the
+ * leader-epoch record and starts the leader's services (leader-stack.ts): the sequencer, the command and admin
+ * responders, the feeds, funding clock, chain bridge, demo and market makers, and the channel publications.
+ *
+ * A leader that loses its lease (it could not renew in time: stalled, cut off from NATS) or whose append is
+ * refused (another leader fenced it off) stops its services at once, discards its engine and follows again as
+ * a standby from snapshot plus log. A graceful stop releases the lease, so a standby takes over at once.
  */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import pino from 'pino';
-import { serveAdmin } from '../../cluster/admin-transport.js';
-import { serveCommands } from '../../cluster/command-transport.js';
-import { createEngine, restoreEngine, type Engine } from '../../engine/engine.js';
+import { LeaderLease } from '../../cluster/leader-lease.js';
+import type { Engine } from '../../engine/engine.js';
 import { connectNats } from '../../journal/durable-location.js';
-import { recoverWithReport } from '../../sequencer/recovery.js';
 import type { Sequencer } from '../../sequencer/sequencer.js';
 import type { DemoWallet } from '../../simulation/system-accounts.js';
 import type { MarketMakerFleet } from '../../simulation/market-maker.js';
-import { buildAuth } from '../builders/auth.js';
-import { buildChain, type Chain } from '../builders/chain.js';
-import { buildFeeds } from '../builders/feeds.js';
-import { buildJournal } from '../builders/journal.js';
-import { startStatisticsFold } from '../builders/projection.js';
-import { buildReadModel } from '../builders/read-model.js';
-import { buildRealtime } from '../builders/realtime.js';
-import { buildSequencer } from '../builders/sequencer.js';
-import { buildDemo, startMarketMakers } from '../builders/simulation.js';
+import type { Chain } from '../builders/chain.js';
+import { buildFollower, type Following } from '../builders/follower.js';
 import type { ExchangeConfig } from '../config.js';
 import { prepareDataDir, type StartOptions } from '../exchange.js';
-import { ShutdownRegistry } from '../shutdown-registry.js';
+import type { Built } from '../shutdown-registry.js';
 import { clusterConfig } from './cluster-config.js';
+import { startLeaderStack, type LeaderStack } from './leader-stack.js';
+
+export type EngineRole = 'standby' | 'leader' | 'stopped';
+
+export interface Takeover {
+  /** Lease epoch it leads under. */
+  epoch: number;
+  /** From taking the lease to taking commands, ms. */
+  ms: number;
+  at: number;
+}
 
 export interface RunningEngineNode {
-  engine: Engine;
-  sequencer: Sequencer;
-  demoWallet: DemoWallet | undefined;
-  marketMakers: MarketMakerFleet | undefined;
-  /** Chain adapter: operator hold/release and deposits; `simulated` is the stand-in network. */
-  chain: Chain;
-  /** Where the log is, in words. */
-  journal: string;
+  readonly role: EngineRole;
+  /** This process's name in the lease. */
+  readonly id: string;
+  /** The engine it holds now (the leader's, or the standby's follower's). */
+  readonly engine: Engine;
+  /** Leader only (throws on a standby). */
+  readonly sequencer: Sequencer;
+  readonly chain: Chain;
+  readonly demoWallet: DemoWallet | undefined;
+  readonly marketMakers: MarketMakerFleet | undefined;
+  readonly journal: string;
+  readonly takeovers: readonly Takeover[];
+  /** Resolves once this process leads (again). */
+  whenLeader(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startEngineNode(base: ExchangeConfig, options: StartOptions = {}): Promise<RunningEngineNode> {
+/** How often a standby tries to take the lease, ms. */
+const ACQUIRE_POLL_MS = 100;
+
+export async function startEngineNode(base: ExchangeConfig, options: StartOptions & { waitForLeadership?: boolean } = {}): Promise<RunningEngineNode> {
   const config = clusterConfig(base, 'engine');
   const log = (options.logger ?? pino({ name: 'perpx', level: config.logLevel })).child({ role: 'engine' });
   const dataDir = resolve(config.dataDir);
   prepareDataDir(dataDir, log);
-  const shutdown = new ShutdownRegistry(log);
+  const id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const nc = await connectNats(config.nats.url, `perpx engine ${id}`);
   try {
-    const durable = shutdown.add('journal', await buildJournal(config, dataDir));
-    const { engine, report } = await recoverWithReport({
-      journal: durable.journal, snapshots: durable.snapshots, createEngine, restoreEngine, logger: log.child({ module: 'recovery' }),
-    });
-    log.info({ seq: engine.seq, ...report }, 'engine recovered');
-    // The read model is the projector's; the leader reads its 24 h statistics for the instruments channel.
-    const readModel = shutdown.add('read model', await buildReadModel(config, dataDir));
-    shutdown.add('statistics', { service: undefined, stop: startStatisticsFold(readModel, log) });
-    const auth = shutdown.add('auth', await buildAuth(config, dataDir, log));
-    const realtime = shutdown.add('realtime', await buildRealtime(config, {
-      engine, auth: auth.auth, checkConnectToken: (token) => auth.marketData.check(token),
-      instrumentStats: (id) => readModel.statistics.instrumentStats(id), log,
-    }));
-    const { sequencer, submit, bus } = shutdown.add('sequencer', buildSequencer(config, {
-      engine, durable, subscribers: [['realtime', realtime.onBatch]], onFatal: options.onFatal, log,
-    }));
-    const chain = shutdown.add('chain', buildChain(config, { engine, submit, bus, log }));
-    const demo = shutdown.add('demo', await buildDemo(config, { dataDir, engine, submit, users: auth.auth, log }));
-    shutdown.add('feeds', buildFeeds(config, { engine, submit, log }));
-    // Commands from the gateways: taken only once everything above runs; stopped first, before the sequencer.
-    const nc = await connectNats(config.nats.url, 'perpx engine commands');
-    shutdown.add('nats', { service: nc, stop: () => nc.drain().catch(() => nc.close()) });
-    const responder = serveCommands({ nc, cluster: config.nats.cluster, sequencer, logger: log.child({ module: 'commands' }) });
-    shutdown.add('command responder', { service: responder, stop: () => responder.close() });
-    const admin = serveAdmin({
-      nc, cluster: config.nats.cluster, admin: sequencer, stats: () => ({ seq: engine.seq, stats: sequencer.stats }), logger: log.child({ module: 'admin' }),
-    });
-    shutdown.add('admin responder', { service: admin, stop: () => admin.close() });
-    shutdown.add('market makers', startMarketMakers(demo.marketMakers, config.marketMakers.intervalMs, log));
-    log.info({ seq: engine.seq, journal: durable.describe }, 'engine leader started');
-    return {
-      engine, sequencer, demoWallet: demo.demoWallet, marketMakers: demo.marketMakers, chain, journal: durable.describe,
-      close: () => shutdown.stopAll(),
-    };
+    const lease = await LeaderLease.open(nc, config.nats.cluster, { holderId: id, ttlMs: config.nats.leaderLeaseTtlMs, replicas: config.nats.streamReplicas });
+    const node = new EngineNode(config, dataDir, id, lease, log, options.onFatal, async () => nc.drain().catch(() => nc.close()));
+    await node.start();
+    // The first engine of a cluster leads at once; `waitForLeadership` lets a caller (tests) wait for it.
+    if (options.waitForLeadership !== false) {
+      const led = node.whenLeader();
+      const standing = new Promise<void>((r) => setTimeout(r, config.nats.leaderLeaseTtlMs * 2 + 1000).unref());
+      await Promise.race([led, standing]);
+    }
+    return node;
   } catch (err) {
-    await shutdown.stopAll().catch(() => undefined);
+    await nc.close();
     throw err;
   }
 }
 
+class EngineNode implements RunningEngineNode {
+  private state: EngineRole = 'standby';
+  private standby: Built<Following> | undefined;
+  private leader: LeaderStack | undefined;
+  private stopping = false;
+  private loop: Promise<void> = Promise.resolve();
+  private leadership = deferred();
+  private ended: (() => void) | undefined;
+  private firstPhase = deferred();
+  private renewTimer: NodeJS.Timeout | undefined;
+  readonly takeovers: Takeover[] = [];
+
+  constructor(
+    private readonly config: ExchangeConfig,
+    private readonly dataDir: string,
+    readonly id: string,
+    private readonly lease: LeaderLease,
+    private readonly log: pino.Logger,
+    private readonly onFatal: ((err: Error) => void) | undefined,
+    private readonly closeConnection: () => Promise<void>,
+  ) {}
+
+  get role(): EngineRole {
+    return this.state;
+  }
+
+  get engine(): Engine {
+    if (this.leader) return this.leader.engine;
+    if (this.standby) return this.standby.service.follower.engine as Engine;
+    throw new Error('this engine process holds no engine (stopped)');
+  }
+
+  private get led(): LeaderStack {
+    if (!this.leader) throw new Error(`this engine process is not the leader (${this.state})`);
+    return this.leader;
+  }
+
+  get sequencer(): Sequencer { return this.led.sequencer; }
+  get chain(): Chain { return this.led.chain; }
+  get demoWallet(): DemoWallet | undefined { return this.led.demoWallet; }
+  get marketMakers(): MarketMakerFleet | undefined { return this.led.marketMakers; }
+  get journal(): string { return this.led.journal; }
+
+  whenLeader(): Promise<void> {
+    return this.leadership.promise;
+  }
+
+  async start(): Promise<void> {
+    this.loop = this.run().catch((err: unknown) => {
+      this.log.fatal({ err }, 'engine process failed');
+      this.onFatal?.(err instanceof Error ? err : new Error(String(err)));
+    });
+    await Promise.race([this.firstPhase.promise, this.loop]);
+  }
+
+  async close(): Promise<void> {
+    this.stopping = true;
+    this.ended?.();
+    await this.loop;
+    await this.closeConnection();
+    this.state = 'stopped';
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      this.state = 'standby';
+      this.standby = await buildFollower(this.config, `perpx engine standby ${this.id}`, {
+        log: this.log,
+        onFailed: (err) => this.onFatal?.(err),
+      });
+      this.log.info({ seq: this.standby.service.follower.seq }, 'engine standby following the log');
+      this.firstPhase.resolve();
+      while (!this.stopping && !(await this.tryAcquire())) await sleep(ACQUIRE_POLL_MS);
+      const following = this.standby;
+      if (this.stopping) {
+        await following.stop();
+        this.standby = undefined;
+        break;
+      }
+      await this.lead(following);
+    }
+  }
+
+  private async tryAcquire(): Promise<boolean> {
+    try {
+      return await this.lease.tryAcquire();
+    } catch (err) {
+      this.log.warn({ err }, 'cannot reach the leader lease');
+      return false;
+    }
+  }
+
+  /** Promotes the standby's engine; returns once this process no longer leads. */
+  private async lead(following: Built<Following>): Promise<void> {
+    const t0 = performance.now();
+    const engine = following.service.follower.engine as Engine;
+    await following.stop();
+    let lost: string | undefined;
+    const done = new Promise<void>((resolveDone) => {
+      this.ended = resolveDone;
+    });
+    const stepDown = (why: string) => {
+      lost ??= why;
+      this.ended?.();
+    };
+    this.keepLease(stepDown);
+    try {
+      this.leader = await startLeaderStack(this.config, engine, {
+        dataDir: this.dataDir, epoch: this.lease.epoch, leader: this.id, log: this.log,
+        onFatal: (err) => stepDown(`the sequencer halted: ${err.message}`),
+      });
+      this.standby = undefined;
+      this.state = 'leader';
+      const ms = Math.round(performance.now() - t0);
+      this.takeovers.push({ epoch: this.lease.epoch, ms, at: Date.now() });
+      this.log.info({ epoch: this.lease.epoch, seq: engine.seq, takeoverMs: ms }, 'engine leads');
+      this.leadership.resolve();
+      await done;
+    } catch (err) {
+      lost ??= `could not start leading: ${err instanceof Error ? err.message : String(err)}`;
+    } finally {
+      clearInterval(this.renewTimer);
+      this.standby = undefined;
+      const stack = this.leader;
+      this.leader = undefined;
+      if (lost) this.log.warn({ reason: lost, epoch: this.lease.epoch }, 'engine steps down; it follows the log again');
+      await stack?.close().catch((err: unknown) => this.log.warn({ err }, 'leader services did not stop cleanly'));
+      if (this.stopping && !lost) await this.lease.release();
+      if (!this.stopping) {
+        this.leadership = deferred();
+        this.state = 'standby';
+      }
+    }
+  }
+
+  /** Renews every fifth of the TTL; a renewal refused, or none succeeding within the TTL, ends the leadership. */
+  private keepLease(stepDown: (why: string) => void): void {
+    const ttl = this.lease.ttlMs;
+    let renewedAt = Date.now();
+    let issuedAt = renewedAt;
+    let renewing = false;
+    this.renewTimer = setInterval(() => {
+      if (Date.now() - renewedAt > ttl) return stepDown(`lease not renewed for ${Date.now() - renewedAt} ms`);
+      if (renewing) return;
+      renewing = true;
+      // The server's TTL runs from its write, which comes after this: counting from here errs on the safe side.
+      issuedAt = Date.now();
+      this.lease.renew().then(
+        (held) => {
+          if (held) renewedAt = issuedAt;
+          else stepDown('lease taken by another engine');
+        },
+        (err: unknown) => this.log.warn({ err }, 'lease renewal failed; retrying'),
+      ).finally(() => {
+        renewing = false;
+      });
+    }, Math.max(50, Math.floor(ttl / 5)));
+  }
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

@@ -22,16 +22,16 @@ export async function startRole(role: ClusterRole, config: ExchangeConfig, log: 
   const cluster = `cluster ${config.nats.cluster} on ${config.nats.url}`;
   if (role === 'engine') {
     const node = await startEngineNode(config, { logger: log, onFatal });
-    const lines = [
-      `perpx engine leader (${cluster})`, `  Log          ${node.journal}`, `  Chain id     ${config.chainId}`,
-      `  Engine seq   ${node.engine.seq}, instruments: ${node.engine.instrumentConfigs().map((i) => i.id).join(', ') || '(none)'}`,
-    ];
-    if (node.marketMakers) lines.push(`  Market makers ${node.marketMakers.userIds.length} bots (exchangeIds ${node.marketMakers.userIds.join(', ')}) quoting every tradable instrument`);
-    if (node.demoWallet) {
+    const lines = node.role === 'leader'
+      ? [`perpx engine leader (${cluster})`, `  Log          ${node.journal}`]
+      : [`perpx engine standby (${cluster})`, `  Following    the leader's log; takes over when its lease (LEADER_LEASE_TTL_MS=${config.nats.leaderLeaseTtlMs}) lapses`];
+    lines.push(`  Chain id     ${config.chainId}`, `  Engine seq   ${node.engine.seq}, instruments: ${node.engine.instrumentConfigs().map((i) => i.id).join(', ') || '(none)'}`);
+    if (node.role === 'leader' && node.marketMakers) lines.push(`  Market makers ${node.marketMakers.userIds.length} bots (exchangeIds ${node.marketMakers.userIds.join(', ')}) quoting every tradable instrument`);
+    if (node.role === 'leader' && node.demoWallet) {
       const w = node.demoWallet;
       lines.push(`  Demo wallet  ${w.address} (exchangeId ${w.exchangeId}), funded with test USDT`, `               private key ${w.privateKey}`);
     }
-    running = { banner: lines.join('\n'), close: node.close };
+    running = { banner: lines.join('\n'), close: () => node.close() };
   } else if (role === 'gateway') {
     const node = await startGatewayNode(config, { logger: log, onFatal });
     running = {
