@@ -9,6 +9,14 @@ export interface ClusterNames {
   submitSubject: string;
   /** Object store bucket of the engine snapshots. */
   snapshotBucket: string;
+  /** The stream behind that bucket (`OBJ_<bucket>`, the object store's naming), on subjects `$O.<bucket>.>`. */
+  snapshotStream: string;
+  /** Stream of the real-time channel histories (src/realtime/nats-broker.ts). */
+  realtimeStream: string;
+  /** Subject prefix of the real-time channels: `<prefix>.h.<channel>` in the stream, `<prefix>.l.<channel>` core only. */
+  realtimeSubjectPrefix: string;
+  /** Core NATS subject of session revocations, heard by every gateway. */
+  revocationSubject: string;
   /** Core NATS request subjects of the operator's engine calls (snapshot, checkpoint), answered by the leader. */
   adminSubject: (call: 'snapshot' | 'checkpoint') => string;
 }
@@ -25,6 +33,10 @@ export function clusterNames(cluster: string): ClusterNames {
     commandSubject: `perpx.${cluster}.commands`,
     submitSubject: `perpx.${cluster}.commands.submit`,
     snapshotBucket: `perpx-${cluster}-snapshots`,
+    snapshotStream: `OBJ_perpx-${cluster}-snapshots`,
+    realtimeStream: `PERPX_${cluster}_REALTIME`,
+    realtimeSubjectPrefix: `perpx.${cluster}.rt`,
+    revocationSubject: `perpx.${cluster}.sessions.revoked`,
     adminSubject: (call) => `perpx.${cluster}.admin.${call}`,
   };
 }

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from '../../src/engine/commands.js';
-import { connectNats } from '../../src/journal/durable-location.js';
+import { connectNats, NO_NATS_AUTH } from '../../src/journal/nats-connection.js';
 import { openJetStreamJournal } from '../../src/journal/jetstream-journal.js';
 import { JournalWriteError } from '../../src/journal/ports.js';
 import { entries } from './journal-contract.js';
@@ -37,7 +37,7 @@ test('NATS killed and restarted: the flush in between fails stop; every acknowle
   const nats = new PrivateNats(await freePort(), storeDir);
   try {
     await nats.start();
-    const nc = await connectNats(nats.url, 'perpx outage test');
+    const nc = await connectNats(nats.url, 'perpx outage test', NO_NATS_AUTH);
     try {
       const journal = await openJetStreamJournal({ nc, cluster: 'outage', timeoutMs: 1000 });
       let seq = 0;
