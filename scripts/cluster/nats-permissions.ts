@@ -5,9 +5,10 @@
  *   npx tsx scripts/cluster/nats-permissions.ts [--cluster perpx] [--out nats-auth.conf]   # users with passwords
  *   npx tsx scripts/cluster/nats-permissions.ts --nsc ACCOUNT [--cluster perpx]            # nsc commands (creds)
  *
- * Passwords come from PERPX_NATS_ENGINE_PASSWORD, PERPX_NATS_GATEWAY_PASSWORD and PERPX_NATS_PROJECTOR_PASSWORD
- * (a bcrypt hash, `$2a$…`, is written as is); a missing one is generated, and the NATS_USER / NATS_PASSWORD each
- * role starts with are printed on stderr. The block goes to `--out` (created owner-only) or stdout; include it
+ * Each role's user: PERPX_NATS_<ROLE>_NKEY (an nkey public key, U…: the role logs in with NATS_CREDS, a .creds
+ * file holding its seed) or PERPX_NATS_<ROLE>_PASSWORD (ROLE = ENGINE, GATEWAY, PROJECTOR; a bcrypt hash, `$2a$…`,
+ * is written as is); with neither a password is generated, and the NATS_USER / NATS_PASSWORD the role starts with
+ * are printed on stderr. The block goes to `--out` (created owner-only) or stdout; include it
  * from the server's config (`include nats-auth.conf`).
  */
 import { randomBytes } from 'node:crypto';
@@ -32,6 +33,15 @@ if (values.nsc !== undefined) {
 } else {
   const users = {} as Record<NatsRole, NatsUserCredential>;
   for (const role of NATS_ROLES) {
+    const nkey = process.env[`PERPX_NATS_${role.toUpperCase()}_NKEY`];
+    if (nkey) {
+      if (!/^U[A-Z2-7]{55}$/.test(nkey)) {
+        console.error(`PERPX_NATS_${role.toUpperCase()}_NKEY must be a user nkey public key (U followed by 55 base32 characters)`);
+        process.exit(2);
+      }
+      users[role] = { nkey };
+      continue;
+    }
     const given = process.env[`PERPX_NATS_${role.toUpperCase()}_PASSWORD`];
     const password = given || randomBytes(24).toString('base64url');
     users[role] = { user: roleUserName(cluster, role), password };
