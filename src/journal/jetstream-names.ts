@@ -3,8 +3,16 @@
 export interface ClusterNames {
   /** Stream holding the command log. */
   commandStream: string;
-  /** Its one subject: only the leader publishes here. */
+  /** The subject the leader appends on: only its user may publish here. */
   commandSubject: string;
+  /**
+   * The stream's subjects: a wildcard over `commandSubject`, never that literal subject itself. nats-server (2.9, as
+   * the open nats-io/nats-server#8274 says of later ones) lets any user allowed to create a consumer point a push
+   * consumer's deliver subject anywhere, and delivers there once a subscription on that literal subject exists: a
+   * stream on the literal subject is such a subscription, so another stream's messages could be appended to the
+   * log by a gateway. A wildcard stream subscription does not count (test/cluster/nats-permissions.test.ts).
+   */
+  commandStreamSubject: string;
   /** Core NATS request subject: gateways send commands here, the engine leader answers (outside the stream). */
   submitSubject: string;
   /** Object store bucket of the engine snapshots. */
@@ -30,7 +38,8 @@ export function clusterNames(cluster: string): ClusterNames {
   if (!isClusterName(cluster)) throw new Error(`cluster name must be 1-64 letters, digits, _ or -, got "${cluster}"`);
   return {
     commandStream: `PERPX_${cluster}_COMMANDS`,
-    commandSubject: `perpx.${cluster}.commands`,
+    commandSubject: `perpx.${cluster}.log.append`,
+    commandStreamSubject: `perpx.${cluster}.log.*`,
     submitSubject: `perpx.${cluster}.commands.submit`,
     snapshotBucket: `perpx-${cluster}-snapshots`,
     snapshotStream: `OBJ_perpx-${cluster}-snapshots`,

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Objm } from '@nats-io/obj';
 import { connect, nkeys, type NatsConnection } from '@nats-io/transport-node';
 import { NatsSessionEvents } from '../../src/auth/nats-session-events.js';
@@ -152,9 +152,23 @@ test('each role works as its user; the gateway and projector cannot change the c
     const afterState = (await jsm.streams.info(names.commandStream)).state;
     assert.deepEqual([afterState.messages, afterState.last_seq], [before.messages, before.last_seq], 'the command stream is untouched');
 
+    // Nor through the server: push consumers of other streams pointed at the append subject deliver nothing
+    // into the log (the stream listens on a wildcard; see clusterNames), while the engine's next append lands.
+    const deputies = [];
+    for (const stream of [names.realtimeStream, names.snapshotStream]) {
+      const info = await jsm.consumers.add(stream, { deliver_subject: names.commandSubject, ack_policy: AckPolicy.None, deliver_policy: DeliverPolicy.All });
+      deputies.push({ stream, name: info.name });
+    }
+
     // The engine still appends where it left off (its expected last sequence holds), and the gateway sees it.
     lastSeq = (await submitter.submit(tradingCommands(3)[0])).seq;
     await follower.waitFor(lastSeq, 10_000);
+    assert.equal((await jsm.streams.info(names.commandStream)).state.messages, before.messages + 1, 'only the engine\'s append was added');
+    for (const { stream, name } of deputies) {
+      const info = await jsm.consumers.info(stream, name);
+      assert.equal(info.delivered.consumer_seq, 0, `${stream}'s push consumer delivered nothing`);
+      assert.ok(info.num_pending > 0, `${stream} has messages it would deliver`);
+    }
 
     // Projector: follows from a snapshot; may not send commands nor append.
     const projectorNc = await connectAs('projector');
