@@ -6,7 +6,7 @@
  * - engine (the leader): appends to the command stream; creates and reads its streams and the snapshot object
  *   store; answers command and admin requests; publishes real-time channels and session revocations. Not even
  *   the leader may delete or purge the command stream, or delete single messages from it: that is an operator's
- *   job, with an account of its own.
+ *   job, as a user of its own. (Nor can a push consumer copy messages into the log: clusterNames says why.)
  * - gateway: sends command and admin requests; reads the command log (follower), the snapshots and the real-time
  *   history; publishes and hears session revocations. It may not publish on the command stream's subject nor
  *   call any JetStream API that changes a stream.
