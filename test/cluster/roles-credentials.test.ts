@@ -2,7 +2,8 @@
  * The cluster roles as `perpx <role>` runs them, each logged in as its own NATS user (NATS_USER + NATS_PASSWORD)
  * on a nats-server of the test's own that enforces the generated permissions (scripts/cluster/nats-permissions.ts):
  * the engine creates its streams and appends, the gateways follow and send commands, the projector projects, and
- * an order placed through one gateway is read back on both, in live state and history.
+ * an order placed through one gateway is read back on both, in live state and history; an operator snapshot asked
+ * of a gateway is taken by the engine's replica thread (its own connection, same credentials) and stored.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -10,6 +11,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { authorizationBlock, roleUserName, type NatsRole } from '../../src/cluster/nats-permissions.js';
+import { connectNats } from '../../src/journal/nats-connection.js';
+import { openObjectStoreSnapshots } from '../../src/journal/object-store-snapshots.js';
 import { Bot, eventually, http, ok } from '../app/client.js';
 import { freePort, PrivateNats, skipUnlessNatsServerBinary } from '../journal/private-nats.js';
 import { skipUnless } from '../services.js';
@@ -52,5 +55,19 @@ describe('cluster roles with per-role NATS credentials', { skip }, () => {
     // Gateway 2's follower applies the log as it is appended: the same open order there (same access token).
     const openOnG2 = () => http(g2.url, 'GET', '/api/order/opened', undefined, { authorization: `Bearer ${bot.accessToken}` });
     await eventually(openOnG2, (r) => r.status === 200 && (r.body as Array<{ id: string }>).some((o) => o.id === order.id), 'the order on gateway 2', 10_000);
+  });
+
+  test('an operator snapshot through a gateway: admin request to the engine, taken by its replica thread, stored', async () => {
+    const [g1] = C!.gateways;
+    const snap = ok(await http(g1.url, 'POST', '/api/admin/snapshot', undefined, { 'x-operator-token': g1.operatorToken }), 'snapshot') as { seq: number };
+    assert.equal(snap.seq, C!.engine.engine.seq, 'a snapshot at the leader\'s seq');
+    // The replica thread's own connection (engine credentials) read the log and wrote the object store.
+    const nc = await connectNats(nats.url, 'check', { kind: 'password', user: roleUserName(cluster, 'projector'), password: password('projector') });
+    try {
+      const stored = await (await openObjectStoreSnapshots({ nc, cluster })).list();
+      assert.ok(stored.some((s) => s.seq === snap.seq), `snapshot ${snap.seq} stored: ${JSON.stringify(stored)}`);
+    } finally {
+      await nc.close();
+    }
   });
 });
