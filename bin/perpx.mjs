@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // `perpx start`: the exchange (src/app/main.ts) in a child node with the flags `npm start` uses; SIGTERM, SIGINT
 // and SIGHUP are passed to it, so a supervisor's stop is a graceful stop, and perpx exits with its status.
+// Under `npx perpx start` npm runs us through `sh -c`, which dies of the SIGTERM npm forwards without passing it
+// on: there the parent's death is the stop request (docs/operations.md, "Which entry a supervisor starts").
 // `perpx engine|gateway|projector`: one role of a cluster, started the same way (docs/cluster.md).
 // `perpx <command>`: the operator CLI, through tsx's loader (no build step).
 import { spawn } from 'node:child_process';
@@ -22,6 +24,15 @@ if (PROCESS_ROLES.includes(process.argv[2])) {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
   };
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, forward(signal));
+  if (process.env.npm_command === 'exec') {
+    const parent = process.ppid;
+    const orphaned = setInterval(() => {
+      if (process.ppid === parent) return;
+      clearInterval(orphaned);
+      forward('SIGTERM')();
+    }, 200);
+    orphaned.unref();
+  }
   child.on('error', (err) => {
     console.error(`perpx start: ${err.message}`);
     process.exit(1);

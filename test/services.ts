@@ -79,3 +79,14 @@ export async function available(service: Service): Promise<boolean> {
 export async function skipUnless(service: Service): Promise<false | string> {
   return (await available(service)) ? false : `${service} does not answer at ${WHERE[service]} (skipped outside CI)`;
 }
+
+/**
+ * The `skip` option of a test that needs a program installed on the machine (`path` where it was found): the
+ * same rule as for servers, skipped outside CI with the way to install it, a failure under CI (`.ci/run`
+ * installs it).
+ */
+export function skipUnlessInstalled(program: string, path: string | undefined, install: string): false | string {
+  if (path !== undefined) return false;
+  if (process.env.CI) throw new ServiceUnavailableUnderCi(`${program} is not installed, and CI is set: the tests that need it fail instead of skipping (.ci/run installs it)`);
+  return `${program} is not installed (${install}; skipped outside CI)`;
+}

@@ -1,5 +1,5 @@
 /**
- * User-facing extras beyond sign-in: profiles, trade signals, mobile-app version rules (tables in the auth
+ * User-facing extras beyond sign-in: profiles, trade signals, mobile-app version rules, OAuth (tables in the auth
  * database next to the users), plus the read-model statistics the public routes serve.
  */
 import type { Database } from 'better-sqlite3';
@@ -10,6 +10,8 @@ import type { StoreQueries } from '../store/queries.js';
 import { MOBILE_APP_SCHEMA, SqliteBlockedVersionStore, type BlockedVersionStore } from './mobile-app.js';
 import { PgBlockedVersionStore } from './pg-mobile-app.js';
 import { OauthService } from './oauth.js';
+import { PgOauthStore } from './pg-oauth.js';
+import { SqliteOauthStore } from './sqlite-oauth.js';
 import { PgProfileStore } from './pg-profiles.js';
 import type { ProfileStore } from './profiles.js';
 import { SqliteProfileStore } from './sqlite-profiles.js';
@@ -24,7 +26,9 @@ export { SqliteTradeSignalStore, type TradeSignalStore, type TradeSignal } from 
 export { PgTradeSignalStore } from './pg-trade-signals.js';
 export { SqliteBlockedVersionStore, MobileAppError, type BlockedVersionStore, type BlockedVersion } from './mobile-app.js';
 export { PgBlockedVersionStore } from './pg-mobile-app.js';
-export { OauthService, OauthError, OAUTH_SCOPES, type OauthIntegration } from './oauth.js';
+export { OauthService, OauthError, OAUTH_SCOPES, type OauthIntegration, type OauthStore } from './oauth.js';
+export { SqliteOauthStore } from './sqlite-oauth.js';
+export { PgOauthStore } from './pg-oauth.js';
 export { withOauthGrants } from './oauth-grants.js';
 
 export interface AccountStores {
@@ -34,17 +38,29 @@ export interface AccountStores {
   oauth: OauthService;
 }
 
-/**
- * Creates the tables when missing (safe on every start) and prepares the stores. With `shared` (AUTH_STORE=postgres)
- * the stores already ported read PostgreSQL; the others still keep their tables in `db`.
- */
-export async function openAccountStores(db: Database, onUserChanged?: (userId: string) => void, shared?: pg.Pool): Promise<AccountStores> {
-  if (shared) await migrateAccountTables(shared);
-  else db.exec(TRADE_SIGNAL_SCHEMA + MOBILE_APP_SCHEMA);
-  const profiles = shared ? new PgProfileStore(shared, onUserChanged) : new SqliteProfileStore(db, onUserChanged);
-  const signals = shared ? new PgTradeSignalStore(shared) : new SqliteTradeSignalStore(db);
-  const blockedVersions = shared ? new PgBlockedVersionStore(shared) : new SqliteBlockedVersionStore(db);
-  return { profiles, signals, blockedVersions, oauth: new OauthService(db) };
+/** Where the account tables live: auth.db of this process, or PostgreSQL shared by every gateway (AUTH_STORE=postgres). */
+export type AccountDatabase = { db: Database } | { pool: pg.Pool };
+
+/** Creates the tables when missing (safe on every start) and prepares the stores. */
+export async function openAccountStores(where: AccountDatabase, onUserChanged?: (userId: string) => void): Promise<AccountStores> {
+  if ('pool' in where) {
+    const { pool } = where;
+    await migrateAccountTables(pool);
+    return {
+      profiles: new PgProfileStore(pool, onUserChanged),
+      signals: new PgTradeSignalStore(pool),
+      blockedVersions: new PgBlockedVersionStore(pool),
+      oauth: new OauthService(new PgOauthStore(pool)),
+    };
+  }
+  const { db } = where;
+  db.exec(TRADE_SIGNAL_SCHEMA + MOBILE_APP_SCHEMA);
+  return {
+    profiles: new SqliteProfileStore(db, onUserChanged),
+    signals: new SqliteTradeSignalStore(db),
+    blockedVersions: new SqliteBlockedVersionStore(db),
+    oauth: new OauthService(new SqliteOauthStore(db)),
+  };
 }
 
 /** What the user/statistics/signal/mobile-app routes need (wired by src/app). */

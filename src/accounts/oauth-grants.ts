@@ -14,7 +14,7 @@ export function withOauthGrants(base: AuthService, oauth: OauthService, now: () 
   // method by method, so a method added to AuthService later is never silently missing here.
   const wrapped = Object.create(base) as AuthService;
   const grantContext = async (token: string): Promise<AuthContext | null> => {
-    const grant = oauth.grant(token, now());
+    const grant = await oauth.grant(token, now());
     const user = grant?.userId ? await base.getUserById(grant.userId) : undefined;
     return grant && user ? { user, via: 'oauth-grant', scopes: grant.scopes, credentialId: grant.id } : null;
   };

@@ -1,5 +1,6 @@
 /** BlockedVersionStore on PostgreSQL (AUTH_STORE=postgres): one set of mobile-app rules for every gateway. */
 import type pg from 'pg';
+import { inTransaction } from '../store/pg-transaction.js';
 import { coveringRule, patchedRule, type BlockedVersion, type BlockedVersionPatch, type BlockedVersionStore, type Platform } from './mobile-app.js';
 
 export class PgBlockedVersionStore implements BlockedVersionStore {
@@ -16,9 +17,7 @@ export class PgBlockedVersionStore implements BlockedVersionStore {
   }
 
   async put(id: string, patch: BlockedVersionPatch, now: number): Promise<BlockedVersion> {
-    const c = await this.pool.connect();
-    try {
-      await c.query('BEGIN');
+    return inTransaction(this.pool, async (c) => {
       // FOR UPDATE: two operators patching one rule through two gateways must not lose either patch.
       const row = (await c.query<{ body: string }>('SELECT body FROM acct_mobile_blocked_versions WHERE id = $1 FOR UPDATE', [id])).rows[0];
       const next = patchedRule(id, row && (JSON.parse(row.body) as BlockedVersion), patch, now);
@@ -27,14 +26,8 @@ export class PgBlockedVersionStore implements BlockedVersionStore {
          ON CONFLICT (id) DO UPDATE SET body = excluded.body, platform = excluded.platform, updated_at = excluded.updated_at`,
         [id, JSON.stringify(next), next.platform, now],
       );
-      await c.query('COMMIT');
       return next;
-    } catch (err) {
-      await c.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      c.release();
-    }
+    });
   }
 
   async check(platform: Platform, version: string): Promise<BlockedVersion | undefined> {

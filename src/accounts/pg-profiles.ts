@@ -3,6 +3,7 @@
  * creates. Every gateway reads and writes the same rows.
  */
 import type pg from 'pg';
+import { inTransaction } from '../store/pg-transaction.js';
 import { likeLiteral, patchEntries, PUBLIC_COLUMNS, toggledFavorites, toPublic, type ProfilePatch, type ProfileStore, type PublicUser, type PublicUserRow, type UserSearch } from './profiles.js';
 
 export class PgProfileStore implements ProfileStore {
@@ -19,28 +20,18 @@ export class PgProfileStore implements ProfileStore {
   }
 
   async setFavorite(userId: string, instrument: string, favorite: boolean, now: number): Promise<string[] | undefined> {
-    const c = await this.pool.connect();
-    try {
-      await c.query('BEGIN');
+    const { next, changed } = await inTransaction(this.pool, async (c) => {
       // FOR UPDATE: two gateways toggling favourites of one user at once must not lose either change.
       const row = (await c.query<{ favorite_instruments: string }>('SELECT favorite_instruments FROM auth_users WHERE id = $1 FOR UPDATE', [userId])).rows[0];
-      let next: string[] | undefined;
-      let changed = false;
-      if (row) {
-        const current = JSON.parse(row.favorite_instruments) as string[];
-        next = toggledFavorites(current, instrument, favorite);
-        changed = next.length !== current.length;
-        if (changed) await c.query('UPDATE auth_users SET favorite_instruments = $1, updated_at = $2 WHERE id = $3', [JSON.stringify(next), now, userId]);
-      }
-      await c.query('COMMIT');
-      if (changed) this.onUserChanged(userId);
-      return next;
-    } catch (err) {
-      await c.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      c.release();
-    }
+      if (!row) return { next: undefined, changed: false };
+      const current = JSON.parse(row.favorite_instruments) as string[];
+      const toggled = toggledFavorites(current, instrument, favorite);
+      const differs = toggled.length !== current.length;
+      if (differs) await c.query('UPDATE auth_users SET favorite_instruments = $1, updated_at = $2 WHERE id = $3', [JSON.stringify(toggled), now, userId]);
+      return { next: toggled, changed: differs };
+    });
+    if (changed) this.onUserChanged(userId);
+    return next;
   }
 
   async findByAuthId(authId: string): Promise<(PublicUser & { exchangeId: number }) | undefined> {

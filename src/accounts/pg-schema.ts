@@ -3,6 +3,7 @@
  * gateways may start together. `auth_users` (profiles) belongs to the auth store (src/auth/pg-auth-store.ts).
  */
 import type pg from 'pg';
+import { migrateUnderLock } from '../store/pg-transaction.js';
 
 /** Serializes concurrent creation (CREATE IF NOT EXISTS alone can race). */
 const ACCOUNTS_MIGRATION_LOCK = 0x70657261; // "pera"
@@ -28,19 +29,33 @@ CREATE TABLE IF NOT EXISTS acct_mobile_blocked_versions (
   updated_at bigint NOT NULL
 );
 CREATE INDEX IF NOT EXISTS acct_mobile_blocked_versions_platform ON acct_mobile_blocked_versions (platform);
+CREATE TABLE IF NOT EXISTS acct_oauth_integrations (
+  id text PRIMARY KEY,
+  name text NOT NULL,
+  description text NOT NULL,
+  redirect_uri text NOT NULL,
+  scopes text NOT NULL,
+  secret_hash text NOT NULL,
+  created_at bigint NOT NULL
+);
+CREATE TABLE IF NOT EXISTS acct_oauth_requests (
+  id text PRIMARY KEY,
+  integration_id text NOT NULL,
+  scopes text NOT NULL,
+  state text NOT NULL,
+  status text NOT NULL,
+  user_id text,
+  created_at bigint NOT NULL,
+  expires_at bigint NOT NULL,
+  decided_at bigint,
+  code_hash text UNIQUE,
+  code_expires_at bigint,
+  grant_hash text UNIQUE
+);
+CREATE INDEX IF NOT EXISTS acct_oauth_requests_user ON acct_oauth_requests (user_id, created_at);
+CREATE INDEX IF NOT EXISTS acct_oauth_requests_pending ON acct_oauth_requests (status, expires_at);
 `;
 
 export async function migrateAccountTables(pool: pg.Pool): Promise<void> {
-  const c = await pool.connect();
-  try {
-    await c.query('BEGIN');
-    await c.query('SELECT pg_advisory_xact_lock($1)', [ACCOUNTS_MIGRATION_LOCK]);
-    await c.query(SCHEMA);
-    await c.query('COMMIT');
-  } catch (err) {
-    await c.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    c.release();
-  }
+  await migrateUnderLock(pool, ACCOUNTS_MIGRATION_LOCK, SCHEMA);
 }

@@ -125,76 +125,52 @@ function tpslInputs(r: A.Rules, list: Static<typeof TpSlList> | undefined): TpSl
   }));
 }
 
-export function prepareLimit(ctx: PrepareContext, b: Static<typeof LimitOrderItemBody> & { tpsl?: Static<typeof TpSlList> }): Prepared<PlaceOrderInput> {
+/** The fields every new-order body carries. */
+type NewOrderBody = Pick<MarketOrderBody, 'chainId' | 'id' | 'instrument' | 'side' | 'leverage' | 'smp'> & { tpsl?: Static<typeof TpSlList> };
+/** What an order type adds to the common fields, checked against the instrument's rules. */
+type OwnFields = Pick<PlaceOrderInput, 'quantity' | 'limitPrice' | 'stopPrice' | 'cashQuantity' | 'postOnly'>;
+
+/**
+ * A new order's engine input, checked in the order its errors are reported: chain, id, instrument, leverage,
+ * the type's own fields (`own`), attached TpSl.
+ */
+function newOrderInput(ctx: PrepareContext, b: NewOrderBody, type: PlaceOrderInput['type'], timeInForce: PlaceOrderInput['timeInForce'], own: (r: A.Rules) => OwnFields): PlaceOrderInput {
   requireChainId(b.chainId, ctx.chainId);
   const id = checkedId(b.id, ctx.now);
   const r = A.bodyInstrument(ctx.engine, b.instrument);
   const leverage = A.leverage(r, b.leverage ?? 1);
-  const input: PlaceOrderInput = {
-    id,
-    instrument: b.instrument,
-    side: b.side,
-    type: 'LIMIT',
-    timeInForce: b.timeInForce ?? 'GTC',
-    leverage,
-    quantity: A.quantity(r, b.quantity),
-    limitPrice: A.price(r, b.limitPrice, 'limitPrice'),
-    postOnly: b.postOnly === 'yes',
-    group: 'manually',
-  };
+  const input: PlaceOrderInput = { id, instrument: b.instrument, side: b.side, type, timeInForce, leverage, ...own(r), group: 'manually' };
   if (b.smp) input.smp = { smp: b.smp.smp, smpId: b.smp.smpId };
   const tpsl = tpslInputs(r, b.tpsl);
   if (tpsl) input.tpsl = tpsl;
-  const message = limitOrderMessageOfUnits(b, leverage, input.quantity as number, input.limitPrice as number, ctx.chainId);
+  return input;
+}
+
+export function prepareLimit(ctx: PrepareContext, b: Static<typeof LimitOrderItemBody> & { tpsl?: Static<typeof TpSlList> }): Prepared<PlaceOrderInput> {
+  const input = newOrderInput(ctx, b, 'LIMIT', b.timeInForce ?? 'GTC', (r) => ({
+    quantity: A.quantity(r, b.quantity),
+    limitPrice: A.price(r, b.limitPrice, 'limitPrice'),
+    postOnly: b.postOnly === 'yes',
+  }));
+  const message = limitOrderMessageOfUnits(b, input.leverage, input.quantity as number, input.limitPrice as number, ctx.chainId);
   return { input, signed: { type: 'New limit order', chainId: ctx.chainId, message, signature: b.signature } };
 }
 
 export function prepareStopLimit(ctx: PrepareContext, b: StopLimitOrderBody): Prepared<PlaceOrderInput> {
-  requireChainId(b.chainId, ctx.chainId);
-  const id = checkedId(b.id, ctx.now);
-  const r = A.bodyInstrument(ctx.engine, b.instrument);
-  const leverage = A.leverage(r, b.leverage ?? 1);
-  const input: PlaceOrderInput = {
-    id,
-    instrument: b.instrument,
-    side: b.side,
-    type: 'STOP_LIMIT',
-    timeInForce: 'GTC',
-    leverage,
+  const input = newOrderInput(ctx, b, 'STOP_LIMIT', 'GTC', (r) => ({
     quantity: A.quantity(r, b.quantity),
     limitPrice: A.price(r, b.limitPrice, 'limitPrice'),
     stopPrice: A.price(r, b.stopPrice, 'stopPrice'),
-    group: 'manually',
-  };
-  if (b.smp) input.smp = { smp: b.smp.smp, smpId: b.smp.smpId };
-  const tpsl = tpslInputs(r, b.tpsl);
-  if (tpsl) input.tpsl = tpsl;
-  return { input, signed: { type: 'New stop-limit order', chainId: ctx.chainId, message: stopLimitOrderMessage({ ...b, leverage }, ctx.chainId), signature: b.signature } };
+  }));
+  const message = stopLimitOrderMessage({ ...b, leverage: input.leverage }, ctx.chainId);
+  return { input, signed: { type: 'New stop-limit order', chainId: ctx.chainId, message, signature: b.signature } };
 }
 
 export function prepareMarket(ctx: PrepareContext, b: MarketOrderBody): Prepared<PlaceOrderInput> {
-  requireChainId(b.chainId, ctx.chainId);
-  const id = checkedId(b.id, ctx.now);
-  const r = A.bodyInstrument(ctx.engine, b.instrument);
-  const leverage = A.leverage(r, b.leverage ?? 1);
   const timeInForce = b.timeInForce ?? 'IOC';
-  const input: PlaceOrderInput = {
-    id,
-    instrument: b.instrument,
-    side: b.side,
-    type: 'MARKET',
-    timeInForce,
-    leverage,
-    cashQuantity: A.amount('cashQuantity', b.cashQuantity),
-    group: 'manually',
-  };
-  if (b.smp) input.smp = { smp: b.smp.smp, smpId: b.smp.smpId };
-  const tpsl = tpslInputs(r, b.tpsl);
-  if (tpsl) input.tpsl = tpsl;
-  return {
-    input,
-    signed: { type: 'New market order', chainId: ctx.chainId, message: marketOrderMessage({ ...b, leverage, timeInForce }, ctx.chainId), signature: b.signature },
-  };
+  const input = newOrderInput(ctx, b, 'MARKET', timeInForce, () => ({ cashQuantity: A.amount('cashQuantity', b.cashQuantity) }));
+  const message = marketOrderMessage({ ...b, leverage: input.leverage, timeInForce }, ctx.chainId);
+  return { input, signed: { type: 'New market order', chainId: ctx.chainId, message, signature: b.signature } };
 }
 
 export interface CloseInput {

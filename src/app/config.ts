@@ -51,7 +51,7 @@ export interface ExchangeConfig {
   readModelLingerMs: number;
   /** PostgreSQL connection string for the history read model; '' = SQLite in DATA_DIR/read.db. */
   readStoreUrl: string;
-  /** 'sqlite': users, sessions, keys in DATA_DIR/auth.db (default); 'postgres': at `authDatabaseUrl`, revocations on NATS. */
+  /** 'sqlite': users, sessions, keys, account tables in DATA_DIR/auth.db (default); 'postgres': all at `authDatabaseUrl`, revocations on NATS. */
   authStore: 'sqlite' | 'postgres';
   /** PostgreSQL connection string of the shared auth store (AUTH_STORE=postgres). */
   authDatabaseUrl: string;
@@ -134,7 +134,7 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'JOURNAL_WRITER', default: 'thread', doc: 'Where journal commits (and their fsync) run: thread = a writer thread, so the event loop keeps serving requests meanwhile; inline = on the event loop.' },
   { env: 'JOURNAL', default: 'sqlite', doc: 'Where the command journal and the engine snapshots live: sqlite = DATA_DIR/journal.db and DATA_DIR/snapshots; jetstream = a NATS JetStream stream and object store (NATS_URL, CLUSTER_NAME), replicated when NATS_STREAM_REPLICAS > 1 (docs/operations.md, "JetStream journal").' },
   { env: 'NATS_URL', default: 'nats://127.0.0.1:4222', doc: 'NATS server(s), comma-separated, for JOURNAL=jetstream, REALTIME_BROKER=nats and AUTH_STORE=postgres (session revocations).' },
-  { env: 'AUTH_STORE', default: 'sqlite', doc: 'Where users, profiles, trade signals, mobile-app rules, sessions, API keys, the JWT signing key and the operator token live: sqlite = DATA_DIR/auth.db and files in DATA_DIR; postgres = AUTH_DATABASE_URL, shared by every gateway (the operator token is copied to DATA_DIR/operator-token for the CLI), with session revocations broadcast on NATS (NATS_URL, subject perpx.<CLUSTER_NAME>.sessions.revoked). Only OAuth stays in DATA_DIR/auth.db for now (docs/operations.md, "Shared state").' },
+  { env: 'AUTH_STORE', default: 'sqlite', doc: 'Where users, profiles, trade signals, mobile-app rules, OAuth integrations and grants, sessions, API keys, the JWT signing key and the operator token live: sqlite = DATA_DIR/auth.db and files in DATA_DIR; postgres = AUTH_DATABASE_URL, shared by every gateway, no auth.db (the operator token is copied to DATA_DIR/operator-token for the CLI), with session revocations broadcast on NATS (NATS_URL, subject perpx.<CLUSTER_NAME>.sessions.revoked). See docs/operations.md, "Shared state".' },
   { env: 'AUTH_DATABASE_URL', default: '(unset)', doc: 'PostgreSQL connection string (postgres://…) of the auth store; required with AUTH_STORE=postgres. Its tables are created on start.' },
   { env: 'REALTIME_BROKER', default: 'memory', doc: 'Where real-time publications and their history go: memory = this process; nats = the JetStream stream PERPX_<CLUSTER_NAME>_REALTIME (subjects perpx.<CLUSTER_NAME>.rt.*), so a client recovers on any gateway (docs/operations.md, "Shared state").' },
   { env: 'CLUSTER_NAME', default: 'perpx', doc: 'Names the JetStream resources (stream PERPX_<name>_COMMANDS on subject perpx.<name>.commands, bucket perpx-<name>-snapshots): letters, digits, _ and -.' },

@@ -5,11 +5,12 @@
  * real-time subscription authorized with the token may live; `jti` makes every token distinct.
  */
 import { randomUUID } from 'node:crypto';
-import { SignJWT, jwtVerify } from 'jose';
 import type { SigningKey } from './jwt-signing-key.js';
+import { TypedJwt } from './typed-jwt.js';
 
 /** JWT `iss` of the tokens this exchange signs, unless configured otherwise. */
 export const DEFAULT_TOKEN_ISSUER = 'perpx';
+const ACCESS_TOKEN_TYPE = 'access';
 
 export interface AccessClaims {
   userId: string;
@@ -23,12 +24,11 @@ export interface AccessClaims {
 }
 
 export class AccessTokens {
-  constructor(
-    private readonly key: SigningKey,
-    private readonly issuer: string,
-    private readonly ttlSec: number,
-    private readonly now: () => number,
-  ) {}
+  private readonly jwt: TypedJwt;
+
+  constructor(key: SigningKey, issuer: string, private readonly ttlSec: number, now: () => number) {
+    this.jwt = new TypedJwt(key, issuer, ACCESS_TOKEN_TYPE, ttlSec, now);
+  }
 
   get ttlMs(): number {
     return this.ttlSec * 1000;
@@ -36,35 +36,20 @@ export class AccessTokens {
 
   /** `sessionExpiresAt`: ms, the expiry of the session's live refresh token. */
   async sign(userId: string, exchangeId: number, sessionId: string, sessionExpiresAt: number): Promise<string> {
-    const iat = Math.floor(this.now() / 1000);
-    return new SignJWT({ exid: exchangeId, sid: sessionId, sexp: Math.floor(sessionExpiresAt / 1000), typ: 'access' })
-      .setJti(randomUUID())
-      .setProtectedHeader({ alg: this.key.alg, kid: this.key.kid, typ: 'JWT' })
-      .setSubject(userId)
-      .setIssuer(this.issuer)
-      .setIssuedAt(iat)
-      .setExpirationTime(iat + this.ttlSec)
-      .sign(this.key.privateKey);
+    const claims = { exid: exchangeId, sid: sessionId, sexp: Math.floor(sessionExpiresAt / 1000), jti: randomUUID() };
+    return (await this.jwt.sign(userId, claims)).token;
   }
 
   /** null for anything but a valid, unexpired access token signed by our key. */
   async verify(token: string): Promise<AccessClaims | null> {
-    try {
-      const { payload } = await jwtVerify(token, this.key.publicKey, {
-        algorithms: [this.key.alg],
-        issuer: this.issuer,
-        currentDate: new Date(this.now()),
-        requiredClaims: ['sub', 'exp', 'iat'],
-      });
-      if (payload.typ !== 'access' || typeof payload.sub !== 'string') return null;
-      if (typeof payload.exid !== 'number' || !Number.isSafeInteger(payload.exid)) return null;
-      // A token without a session (minted before sessions were named) could never be revoked: refused.
-      if (typeof payload.sid !== 'string' || payload.sid.length === 0) return null;
-      const expiresAt = (payload.exp as number) * 1000;
-      const sessionExpiresAt = typeof payload.sexp === 'number' && Number.isFinite(payload.sexp) ? Math.max(expiresAt, payload.sexp * 1000) : expiresAt;
-      return { userId: payload.sub, exchangeId: payload.exid, sessionId: payload.sid, expiresAt, sessionExpiresAt };
-    } catch {
-      return null;
-    }
+    const checked = await this.jwt.verify(token);
+    if (checked.verdict !== 'valid') return null;
+    const { payload } = checked;
+    if (typeof payload.exid !== 'number' || !Number.isSafeInteger(payload.exid)) return null;
+    // A token without a session (minted before sessions were named) could never be revoked: refused.
+    if (typeof payload.sid !== 'string' || payload.sid.length === 0) return null;
+    const expiresAt = payload.exp * 1000;
+    const sessionExpiresAt = typeof payload.sexp === 'number' && Number.isFinite(payload.sexp) ? Math.max(expiresAt, payload.sexp * 1000) : expiresAt;
+    return { userId: payload.sub, exchangeId: payload.exid, sessionId: payload.sid, expiresAt, sessionExpiresAt };
   }
 }

@@ -3,8 +3,8 @@
  * accepts as a connect token. They grant only what needs no token (public channels): access-token checks
  * (access-tokens.ts) require `typ: 'access'`, so one never authorizes a private channel or a REST route.
  */
-import { SignJWT, errors, jwtVerify } from 'jose';
 import type { SigningKey } from './jwt-signing-key.js';
+import { TypedJwt } from './typed-jwt.js';
 
 export const MARKET_DATA_TOKEN_TYPE = 'market-data';
 
@@ -12,39 +12,18 @@ export const MARKET_DATA_TOKEN_TYPE = 'market-data';
 export type MarketDataTokenCheck = 'valid' | 'expired' | 'invalid';
 
 export class MarketDataTokens {
-  constructor(
-    private readonly key: SigningKey,
-    private readonly issuer: string,
-    private readonly ttlSec: number,
-    private readonly now: () => number = Date.now,
-  ) {}
+  private readonly jwt: TypedJwt;
+
+  constructor(key: SigningKey, issuer: string, ttlSec: number, now: () => number = Date.now) {
+    this.jwt = new TypedJwt(key, issuer, MARKET_DATA_TOKEN_TYPE, ttlSec, now);
+  }
 
   /** A token for `userId` and its expiry (ms). */
-  async issue(userId: string): Promise<{ token: string; expiresAt: number }> {
-    const iat = Math.floor(this.now() / 1000);
-    const token = await new SignJWT({ typ: MARKET_DATA_TOKEN_TYPE })
-      .setProtectedHeader({ alg: this.key.alg, kid: this.key.kid, typ: 'JWT' })
-      .setSubject(userId)
-      .setIssuer(this.issuer)
-      .setIssuedAt(iat)
-      .setExpirationTime(iat + this.ttlSec)
-      .sign(this.key.privateKey);
-    return { token, expiresAt: (iat + this.ttlSec) * 1000 };
+  issue(userId: string): Promise<{ token: string; expiresAt: number }> {
+    return this.jwt.sign(userId);
   }
 
   async check(token: string): Promise<MarketDataTokenCheck> {
-    try {
-      const { payload } = await jwtVerify(token, this.key.publicKey, {
-        algorithms: [this.key.alg],
-        issuer: this.issuer,
-        currentDate: new Date(this.now()),
-        requiredClaims: ['sub', 'exp', 'iat'],
-      });
-      return payload.typ === MARKET_DATA_TOKEN_TYPE ? 'valid' : 'invalid';
-    } catch (err) {
-      // Only a token that was ours and of this type may be told "expired" (so the client renews it).
-      if (err instanceof errors.JWTExpired && err.payload.typ === MARKET_DATA_TOKEN_TYPE) return 'expired';
-      return 'invalid';
-    }
+    return (await this.jwt.verify(token)).verdict;
   }
 }

@@ -1,14 +1,14 @@
 /**
  * AuthStore on PostgreSQL: the auth state every gateway of a cluster shares (users, sessions, API keys).
  * Same tables and meaning as the SQLite adapter (sqlite-auth-store.ts). Times are ms in int8, which pg
- * hands back as strings: the row mappers narrow them (all below 2^53).
+ * hands back as strings: the row mappers (auth-rows.ts) narrow them.
  */
 import pg from 'pg';
+import { inTransaction, migrateUnderLock } from '../store/pg-transaction.js';
+import { LEGACY_API_KEY_SCOPES, toApiKey, toRefresh, toUser, type ApiKeySqlRow, type Int8, type RefreshSqlRow, type UserSqlRow } from './auth-rows.js';
 import type { ApiKeyListFilter, ApiKeyPatch, ApiKeyRow, AuthStore, NewUser, RefreshTokenRow } from './ports.js';
-import { isScope, type Role, type UserRecord } from './types.js';
+import type { Role, UserRecord } from './types.js';
 
-/** Scopes of keys created before keys had scopes (as in the SQLite adapter). */
-const LEGACY_API_KEY_SCOPES = '["read","trade"]';
 /** Serializes concurrent migrations of gateways starting together (CREATE IF NOT EXISTS alone can race). */
 const MIGRATION_LOCK = 0x70657270; // "perp"
 
@@ -59,100 +59,6 @@ CREATE TABLE IF NOT EXISTS auth_api_keys (
 CREATE INDEX IF NOT EXISTS auth_api_keys_user ON auth_api_keys (user_id, created_at);
 `;
 
-type Int8 = string | number;
-const num = (v: Int8): number => Number(v);
-const numOrNull = (v: Int8 | null): number | null => (v === null ? null : Number(v));
-
-interface UserSqlRow {
-  exchange_id: Int8;
-  id: string;
-  auth_id: string;
-  wallet: string;
-  role: Role;
-  name: string | null;
-  email: string | null;
-  avatar: string | null;
-  level: number;
-  locale: string;
-  date_time_format: string;
-  favorite_instruments: string;
-  social: string;
-  smart_account_address: string;
-  created_at: Int8;
-  updated_at: Int8;
-}
-
-interface RefreshSqlRow {
-  token_hash: string;
-  family_id: string;
-  user_id: string;
-  created_at: Int8;
-  expires_at: Int8;
-  rotated_at: Int8 | null;
-  revoked_at: Int8 | null;
-}
-
-interface ApiKeySqlRow {
-  id: string;
-  user_id: string;
-  name: string;
-  prefix: string;
-  key_hash: string;
-  created_at: Int8;
-  updated_at: Int8;
-  expires_at: Int8 | null;
-  deleted_at: Int8 | null;
-  scopes: string;
-}
-
-function toUser(r: UserSqlRow): UserRecord {
-  return {
-    id: r.id,
-    authId: r.auth_id,
-    exchangeId: num(r.exchange_id),
-    wallet: r.wallet,
-    role: r.role,
-    name: r.name,
-    email: r.email,
-    avatar: r.avatar,
-    level: r.level,
-    locale: r.locale,
-    dateTimeFormat: r.date_time_format,
-    favoriteInstruments: JSON.parse(r.favorite_instruments) as string[],
-    social: JSON.parse(r.social) as Array<{ type: string; value: string }>,
-    smartAccountAddress: r.smart_account_address,
-    createdAt: num(r.created_at),
-    updatedAt: num(r.updated_at),
-  };
-}
-
-function toRefresh(r: RefreshSqlRow): RefreshTokenRow {
-  return {
-    tokenHash: r.token_hash,
-    familyId: r.family_id,
-    userId: r.user_id,
-    createdAt: num(r.created_at),
-    expiresAt: num(r.expires_at),
-    rotatedAt: numOrNull(r.rotated_at),
-    revokedAt: numOrNull(r.revoked_at),
-  };
-}
-
-function toApiKey(r: ApiKeySqlRow): ApiKeyRow {
-  return {
-    id: r.id,
-    userId: r.user_id,
-    name: r.name,
-    prefix: r.prefix,
-    keyHash: r.key_hash,
-    createdAt: num(r.created_at),
-    updatedAt: num(r.updated_at),
-    expiresAt: numOrNull(r.expires_at),
-    deletedAt: numOrNull(r.deleted_at),
-    scopes: (JSON.parse(r.scopes) as unknown[]).filter(isScope),
-  };
-}
-
 const refreshValues = (r: RefreshTokenRow) => [r.tokenHash, r.familyId, r.userId, r.createdAt, r.expiresAt, r.rotatedAt, r.revokedAt];
 const INSERT_REFRESH = `INSERT INTO auth_refresh_tokens (token_hash, family_id, user_id, created_at, expires_at, rotated_at, revoked_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7)`;
@@ -186,10 +92,7 @@ export class PgAuthStore implements AuthStore {
   }
 
   async migrate(): Promise<void> {
-    await this.transaction(async (c) => {
-      await c.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-      await c.query(SCHEMA);
-    });
+    await migrateUnderLock(this.pool, MIGRATION_LOCK, SCHEMA);
   }
 
   async close(): Promise<void> {
@@ -218,7 +121,7 @@ export class PgAuthStore implements AuthStore {
     const walletLower = user.wallet.toLowerCase();
     // Two gateways signing in the same new wallet at once: the second waits on the wallet's lock, then finds the
     // first's row. A conflicting insert would burn an identity value, and exchange ids are to run 1, 2, 3 without gaps.
-    await this.transaction(async (c) => {
+    await inTransaction(this.pool, async (c) => {
       await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [walletLower]);
       await c.query(
         `INSERT INTO auth_users (id, auth_id, wallet, wallet_lower, role, smart_account_address, created_at, updated_at)
@@ -244,7 +147,7 @@ export class PgAuthStore implements AuthStore {
   }
 
   async rotateRefreshToken(tokenHash: string, next: RefreshTokenRow, now: number): Promise<boolean> {
-    return this.transaction(async (c) => {
+    return inTransaction(this.pool, async (c) => {
       // The row lock of the UPDATE makes a concurrent rotation of the same token wait, then find it rotated.
       const r = await c.query(
         'UPDATE auth_refresh_tokens SET rotated_at = $1 WHERE token_hash = $2 AND rotated_at IS NULL AND revoked_at IS NULL',
@@ -267,7 +170,7 @@ export class PgAuthStore implements AuthStore {
        WHERE revoked_at > $1 GROUP BY family_id, user_id`,
       [since],
     );
-    return r.rows.map((row) => ({ familyId: row.family_id, userId: row.user_id, revokedAt: num(row.revoked_at) }));
+    return r.rows.map((row) => ({ familyId: row.family_id, userId: row.user_id, revokedAt: Number(row.revoked_at) }));
   }
 
   async insertApiKey(row: ApiKeyRow): Promise<void> {
@@ -297,7 +200,7 @@ export class PgAuthStore implements AuthStore {
       ),
       this.pool.query<{ n: Int8 }>(`SELECT COUNT(*) AS n FROM auth_api_keys WHERE ${API_KEY_FILTER}`, params),
     ]);
-    return { list: page.rows.map(toApiKey), count: num(count.rows[0]!.n) };
+    return { list: page.rows.map(toApiKey), count: Number(count.rows[0]!.n) };
   }
 
   async updateApiKey(userId: string, id: string, patch: ApiKeyPatch): Promise<boolean> {
@@ -310,20 +213,5 @@ export class PgAuthStore implements AuthStore {
   private async oneUser(sql: string, params: unknown[]): Promise<UserRecord | undefined> {
     const r = await this.pool.query<UserSqlRow>(sql, params);
     return r.rows[0] && toUser(r.rows[0]);
-  }
-
-  private async transaction<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.pool.connect();
-    try {
-      await c.query('BEGIN');
-      const result = await fn(c);
-      await c.query('COMMIT');
-      return result;
-    } catch (err) {
-      await c.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      c.release();
-    }
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { JWK } from 'jose';
 import pg from 'pg';
+import { migrateUnderLock } from '../store/pg-transaction.js';
 import { newSigningJwk, signingKeyFromJwk, type SigningKey } from './jwt-signing-key.js';
 import { opaqueToken } from './secrets.js';
 
@@ -32,18 +33,7 @@ export class PgSharedSecrets {
   }
 
   async migrate(): Promise<void> {
-    const c = await this.pool.connect();
-    try {
-      await c.query('BEGIN');
-      await c.query('SELECT pg_advisory_xact_lock($1)', [SECRETS_MIGRATION_LOCK]);
-      await c.query(SCHEMA);
-      await c.query('COMMIT');
-    } catch (err) {
-      await c.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      c.release();
-    }
+    await migrateUnderLock(this.pool, SECRETS_MIGRATION_LOCK, SCHEMA);
   }
 
   /** The stored value of `name`, storing `candidate()` first when there is none yet. */

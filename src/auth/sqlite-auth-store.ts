@@ -1,10 +1,8 @@
 /** AuthStore on better-sqlite3. Tables are prefixed `auth_` because the database file may be shared. */
 import type { Database, Statement } from 'better-sqlite3';
+import { LEGACY_API_KEY_SCOPES, toApiKey, toRefresh, toUser, type ApiKeySqlRow, type RefreshSqlRow, type UserSqlRow } from './auth-rows.js';
 import type { ApiKeyListFilter, ApiKeyPatch, ApiKeyRow, AuthStore, NewUser, RefreshTokenRow } from './ports.js';
-import { isScope, type Role, type UserRecord } from './types.js';
-
-/** Scopes of keys created before keys had scopes: what every key could do then. */
-const LEGACY_API_KEY_SCOPES = '["read","trade"]';
+import type { Role, UserRecord } from './types.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS auth_users (
@@ -51,96 +49,6 @@ CREATE TABLE IF NOT EXISTS auth_api_keys (
 );
 CREATE INDEX IF NOT EXISTS auth_api_keys_user ON auth_api_keys(user_id, created_at);
 `;
-
-interface UserSqlRow {
-  exchange_id: number;
-  id: string;
-  auth_id: string;
-  wallet: string;
-  role: Role;
-  name: string | null;
-  email: string | null;
-  avatar: string | null;
-  level: number;
-  locale: string;
-  date_time_format: string;
-  favorite_instruments: string;
-  social: string;
-  smart_account_address: string;
-  created_at: number;
-  updated_at: number;
-}
-
-interface RefreshSqlRow {
-  token_hash: string;
-  family_id: string;
-  user_id: string;
-  created_at: number;
-  expires_at: number;
-  rotated_at: number | null;
-  revoked_at: number | null;
-}
-
-interface ApiKeySqlRow {
-  id: string;
-  user_id: string;
-  name: string;
-  prefix: string;
-  key_hash: string;
-  created_at: number;
-  updated_at: number;
-  expires_at: number | null;
-  deleted_at: number | null;
-  scopes: string;
-}
-
-function toUser(r: UserSqlRow): UserRecord {
-  return {
-    id: r.id,
-    authId: r.auth_id,
-    exchangeId: r.exchange_id,
-    wallet: r.wallet,
-    role: r.role,
-    name: r.name,
-    email: r.email,
-    avatar: r.avatar,
-    level: r.level,
-    locale: r.locale,
-    dateTimeFormat: r.date_time_format,
-    favoriteInstruments: JSON.parse(r.favorite_instruments) as string[],
-    social: JSON.parse(r.social) as Array<{ type: string; value: string }>,
-    smartAccountAddress: r.smart_account_address,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
-
-function toRefresh(r: RefreshSqlRow): RefreshTokenRow {
-  return {
-    tokenHash: r.token_hash,
-    familyId: r.family_id,
-    userId: r.user_id,
-    createdAt: r.created_at,
-    expiresAt: r.expires_at,
-    rotatedAt: r.rotated_at,
-    revokedAt: r.revoked_at,
-  };
-}
-
-function toApiKey(r: ApiKeySqlRow): ApiKeyRow {
-  return {
-    id: r.id,
-    userId: r.user_id,
-    name: r.name,
-    prefix: r.prefix,
-    keyHash: r.key_hash,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    expiresAt: r.expires_at,
-    deletedAt: r.deleted_at,
-    scopes: (JSON.parse(r.scopes) as unknown[]).filter(isScope),
-  };
-}
 
 // The "visible" filter of the api-key list, shared by the page and the count queries.
 const API_KEY_FILTER = `user_id = @userId

@@ -13,7 +13,6 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +22,7 @@ import { startExchange, type RunningExchange } from '../../src/app/exchange.js';
 import { clientSignIn, randomWallet } from '../auth/helpers.js';
 import { Bot, CHAIN_ID, http, ok, type Res } from './client.js';
 import { assertSameReadModel, rebuildReadModel } from './read-model-rebuild.js';
-import { lastJournalSeq, ROOT, ServerProcess, submitUntilGone, type Outcome } from './server-process.js';
+import { lastJournalSeq, ServerProcess, submitUntilGone, verifyJournalOffline, type Outcome } from './server-process.js';
 import { Tmpfs } from './tmpfs.js';
 
 async function waitFor(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
@@ -109,10 +108,7 @@ describe('disk full', { timeout: 120_000 }, () => {
       second.proc.kill('SIGTERM');
       assert.deepEqual(await second.exited, { code: 0, signal: null });
 
-      const verified = await new Promise<{ code: number; stdout: string }>((resolve) => {
-        execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'verify-journal', '--data-dir', dataDir, '--json'], { cwd: ROOT, timeout: 60_000 },
-          (err, stdout) => resolve({ code: err ? 1 : 0, stdout }));
-      });
+      const verified = await verifyJournalOffline(dataDir);
       assert.equal(verified.code, 0, verified.stdout);
       assert.equal((JSON.parse(verified.stdout) as { ok: boolean }).ok, true, 'the state equals a clean replay of the journal');
     } finally {

@@ -12,7 +12,6 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +22,7 @@ import { clientReconnects, DisconnectCode } from '../../src/realtime/index.js';
 import { randomWallet } from '../auth/helpers.js';
 import { RawClient, waitFor } from '../realtime/helpers.js';
 import { Bot, ok } from './client.js';
-import { lastJournalSeq, ROOT, ServerProcess, startUnderLoad, submitUntilGone, type Outcome } from './server-process.js';
+import { lastJournalSeq, ServerProcess, startUnderLoad, submitUntilGone, verifyJournalOffline, type Outcome } from './server-process.js';
 
 function snapshotSeqs(dataDir: string): number[] {
   return readdirSync(join(dataDir, 'snapshots'))
@@ -172,10 +171,7 @@ async function killUnderLoad(): Promise<void> {
 
     second.proc.kill('SIGTERM');
     assert.deepEqual(await second.exited, { code: 0, signal: null });
-    const verified = await new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'verify-journal', '--data-dir', dataDir, '--json'], { cwd: ROOT, timeout: 60_000 },
-        (err, stdout) => resolve({ code: err ? 1 : 0, stdout }));
-    });
+    const verified = await verifyJournalOffline(dataDir);
     assert.equal(verified.code, 0, verified.stdout);
     assert.equal((JSON.parse(verified.stdout) as { ok: boolean }).ok, true);
   } finally {

@@ -9,7 +9,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +23,7 @@ import { freePort } from '../journal/private-nats.js';
 import { waitFor } from '../realtime/helpers.js';
 import { NATS_TEST_URL, skipUnless } from '../services.js';
 import { Bot, http, ok } from './client.js';
-import { ROOT, ServerProcess, startUnderLoad, type Outcome } from './server-process.js';
+import { ServerProcess, startUnderLoad, verifyJournalOffline, type Outcome } from './server-process.js';
 
 const skip = await skipUnless('nats');
 
@@ -81,10 +80,7 @@ test('JOURNAL=jetstream: SIGKILL under load, restart; every acknowledged order i
     second.proc.kill('SIGTERM');
     assert.deepEqual(await second.exited, { code: 0, signal: null }, second.text);
     // The operator's check, offline, on the same configuration: snapshot + tail against a replay from zero.
-    const cli = await new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'verify-journal', '--data-dir', dataDir, '--json'],
-        { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout) => resolve({ code: err ? 1 : 0, stdout }));
-    });
+    const cli = await verifyJournalOffline(dataDir, env);
     assert.equal(cli.code, 0, cli.stdout);
     const report = JSON.parse(cli.stdout) as { ok: boolean; seq: number; expectedFrom: string };
     assert.ok(report.ok && report.seq >= checkpoint.seq, cli.stdout);

@@ -51,7 +51,7 @@ describe('oauth', () => {
   });
 
   test('the operator CLI function registers into the running exchange', async () => {
-    const r = registerOauthIntegration(X.ex.dataDir, { name: 'Trading bot', redirectUri: 'http://localhost:9000/cb', scopes: ['read', 'trade'] });
+    const r = await registerOauthIntegration(X.ex.dataDir, { name: 'Trading bot', redirectUri: 'http://localhost:9000/cb', scopes: ['read', 'trade'] });
     const c = await open(`integrationId=${r.integration.id}`);
     assert.equal(c.client.name, 'Trading bot');
     assert.deepEqual(c.scopes, ['read', 'trade'], 'no scopes asked = all the integration may ask for');

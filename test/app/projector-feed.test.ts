@@ -23,6 +23,18 @@ function mockClock(t: TestContext): (ms: number) => Promise<void> {
 
 const batch = (seq: number): EventBatch => ({ seq, ts: seq, kind: 'funds.deposit', events: [] });
 const silent = pino({ level: 'silent' });
+/** What a projector that applied every batch answers. */
+const allApplied = (bs: readonly EventBatch[]): ProjectResult => ({ applied: bs.length, skipped: 0, rows: 0, lastSeq: bs.at(-1)!.seq });
+
+/** A projector that applies every batch, recording the seqs of each call in `calls`. */
+function recordingProjector(calls: number[][]) {
+  return {
+    project: async (bs: readonly EventBatch[]): Promise<ProjectResult> => {
+      calls.push(bs.map((b) => b.seq));
+      return allApplied(bs);
+    },
+  };
+}
 
 test('ProjectorFeed: reads wait for the projection of what was applied; a failure refuses them and is retried', async () => {
   const gates: Array<() => void> = [];
@@ -34,7 +46,7 @@ test('ProjectorFeed: reads wait for the projection of what was applied; a failur
         gates.push(() => {
           if (fail) return reject(new Error('disk full'));
           projected.push(...bs.map((b) => b.seq));
-          resolve({ applied: bs.length, skipped: 0, rows: 0, lastSeq: bs.at(-1)!.seq });
+          resolve(allApplied(bs));
         });
       }),
   };
@@ -85,12 +97,7 @@ test('ProjectorFeed: a read refuses after the timeout instead of answering from 
 test('ProjectorFeed: with a linger, batches arriving under load share one call; a waiting read or drain() ends the linger', async (t) => {
   const advance = mockClock(t);
   const calls: number[][] = [];
-  const projector = {
-    project: async (bs: readonly EventBatch[]): Promise<ProjectResult> => {
-      calls.push(bs.map((b) => b.seq));
-      return { applied: bs.length, skipped: 0, rows: 0, lastSeq: bs.at(-1)!.seq };
-    },
-  };
+  const projector = recordingProjector(calls);
   const feed = new ProjectorFeed(projector, silent, 0, { catchUpTimeoutMs: 60_000, lingerMs: 10_000, now: () => Date.now() });
   feed.push(batch(1)); // idle: projected at once
   await turn();
@@ -110,12 +117,7 @@ test('ProjectorFeed: with a linger, batches arriving under load share one call; 
 test('ProjectorFeed: the linger counts from the previous call, so a quiet feed projects each batch at once', async (t) => {
   const advance = mockClock(t);
   const calls: number[][] = [];
-  const projector = {
-    project: async (bs: readonly EventBatch[]): Promise<ProjectResult> => {
-      calls.push(bs.map((b) => b.seq));
-      return { applied: bs.length, skipped: 0, rows: 0, lastSeq: bs.at(-1)!.seq };
-    },
-  };
+  const projector = recordingProjector(calls);
   const feed = new ProjectorFeed(projector, silent, 0, { catchUpTimeoutMs: 60_000, lingerMs: 20, now: () => Date.now() });
   feed.push(batch(1));
   await advance(40);
@@ -137,7 +139,7 @@ test('ProjectorFeed: a stop does not wait for failing storage; the batches stay 
     project: async (bs: readonly EventBatch[]): Promise<ProjectResult> => {
       if (fail) throw new Error('disk full');
       projected.push(...bs.map((b) => b.seq));
-      return { applied: bs.length, skipped: 0, rows: 0, lastSeq: bs.at(-1)!.seq };
+      return allApplied(bs);
     },
   };
   const feed = new ProjectorFeed(projector, silent, 0, { retryMinMs: 60_000, retryMaxMs: 60_000 });

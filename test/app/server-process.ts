@@ -2,7 +2,7 @@
  * The real `npm start` entry (src/app/main.ts) as a child process on a given DATA_DIR, and a load of
  * signed orders that runs until the server is gone (graceful-stop and disk-full tests).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -116,4 +116,12 @@ export function lastJournalSeq(dataDir: string): number {
   } finally {
     db.close();
   }
+}
+
+/** The operator's offline `verify-journal --json` on `dataDir` (with `env` on top of this process's): exit code and report. */
+export function verifyJournalOffline(dataDir: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'verify-journal', '--data-dir', dataDir, '--json'],
+      { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout) => resolve({ code: err ? 1 : 0, stdout }));
+  });
 }

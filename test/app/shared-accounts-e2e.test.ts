@@ -2,16 +2,17 @@
  * Two gateways on one shared state, end to end: two exchanges started at once with AUTH_STORE=postgres on the same
  * fresh database and the same NATS cluster name, each with its own DATA_DIR. They create one signing key and one
  * operator token between them; a session opened on one is accepted by the other; a profile edited through one is read
- * through the other, and so are a trade signal and a mobile-app rule; a logout on one ends the session on the other.
+ * through the other, and so are a trade signal, a mobile-app rule and every step of OAuth; a logout on one ends the
+ * session on the other.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { NATS_TEST_URL, skipUnless } from '../services.js';
 import { createPostgresTestDatabase } from '../store/dialects.js';
-import { Bot, eventually, http, ok, startTestExchange, type TestExchange } from './client.js';
+import { assertError, Bot, DOMAIN, eventually, http, ok, startTestExchange, type TestExchange } from './client.js';
 
 const skip = (await skipUnless('nats')) || (await skipUnless('postgres'));
 
@@ -54,6 +55,42 @@ describe('e2e: two gateways on AUTH_STORE=postgres', { skip }, () => {
     ok(await admin.put(`/api/mobile-app/blocked-version/${id}`, { platform: 'android', versionMin: '3.0.0', versionMax: '3.2.0', blockMessage: 'Update' }), 'rule on gateway 1');
     const after = await check();
     assert.deepEqual([after.blocked, after.rule?.blockMessage], [true, 'Update']);
+  });
+
+  test('OAuth across gateways: registered, consented, exchanged, used and revoked on either, in any order', async () => {
+    const operator = { 'x-operator-token': G1.ex.operatorToken };
+    const body = { name: 'Shared tracker', redirectUri: 'https://tracker.example.com/cb', scopes: ['read'] };
+    const { integration, clientSecret } = ok(await http(G1.url, 'POST', '/api/admin/oauth/integrations', body, operator), 'register on gateway 1') as {
+      integration: { id: string }; clientSecret: string;
+    };
+    const listed = ok(await http(G2.url, 'GET', '/api/admin/oauth/integrations', undefined, operator), 'integrations on gateway 2') as { list: Array<{ id: string }> };
+    assert.deepEqual(listed.list.map((i) => i.id), [integration.id]);
+
+    // The consent screen opens on gateway 2; the wallet (signed in on gateway 1) approves there.
+    const B = await new Bot(G1.url).signIn();
+    const consent = ok(await http(G2.url, 'GET', `/api/oauth?integrationId=${integration.id}&scopes=read&state=s`), 'consent on gateway 2') as { requestId: string };
+    const signature = await B.wallet.signTypedData(DOMAIN(), { 'Oauth consent': [{ name: 'oauthRequestId', type: 'string' }] }, { oauthRequestId: consent.requestId });
+    const approved = ok(await B.post('/api/oauth/approve', { requestId: consent.requestId, signature }), 'approve on gateway 1') as { code: string };
+    assertError(await http(G2.url, 'POST', '/api/oauth/deny', { requestId: consent.requestId }), 409);
+
+    // The integration redeems the code on gateway 2, once: gateway 1 refuses it after.
+    const token = ok(await http(G2.url, 'POST', '/api/oauth/token', { integrationId: integration.id, clientSecret, code: approved.code }), 'token on gateway 2') as { accessToken: string };
+    assertError(await http(G1.url, 'POST', '/api/oauth/token', { integrationId: integration.id, clientSecret, code: approved.code }), 400, 'INVALID_GRANT');
+
+    const grant = { authorization: `Bearer ${token.accessToken}` };
+    for (const G of [G1, G2]) {
+      assert.equal((ok(await http(G.url, 'GET', '/api/user/me', undefined, grant), 'the grant reads') as { id: string }).id, B.userId);
+      assertError(await http(G.url, 'POST', '/api/user/faucet', undefined, grant), 403, 'INSUFFICIENT_SCOPE');
+    }
+    const onG2 = (method: string, path: string) => http(G2.url, method, path, undefined, { authorization: `Bearer ${B.accessToken}` });
+    const mine = ok(await onG2('GET', '/api/oauth/request/list'), 'approvals on gateway 2') as { list: Array<{ id: string; status: string; client: { name: string } }> };
+    assert.deepEqual(mine.list.map((r) => [r.id, r.status, r.client.name]), [[consent.requestId, 'approved', 'Shared tracker']]);
+
+    // Revoked through gateway 2: gateway 1 refuses the grant on its next request (no cache in between).
+    ok(await onG2('DELETE', `/api/oauth/request/${consent.requestId}`), 'revoke on gateway 2');
+    assertError(await http(G1.url, 'GET', '/api/user/me', undefined, grant), 401);
+    // All of it lived in PostgreSQL: no gateway has an auth.db of its own.
+    for (const G of [G1, G2]) assert.equal(existsSync(join(G.ex.dataDir, 'auth.db')), false, `${G.ex.dataDir}/auth.db`);
   });
 
   test('a token issued by one gateway is accepted by the other; profiles edited and signals posted on one are read on the other', async () => {

@@ -5,9 +5,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { openEngineFollower } from '../../src/cluster/follower.js';
 import type { Command } from '../../src/engine/commands.js';
 import { createEngine, restoreEngine } from '../../src/engine/engine.js';
@@ -15,27 +12,12 @@ import { connectNats, NO_NATS_AUTH } from '../../src/journal/nats-connection.js'
 import { openJetStreamJournal } from '../../src/journal/jetstream-journal.js';
 import { verifyJournal } from '../../src/sequencer/recovery.js';
 import { silentLogger } from '../journal/helpers.js';
-import { freePort, PrivateNats, skipUnlessNatsServerBinary } from '../journal/private-nats.js';
+import { skipUnlessNatsServerBinary, untilReconnected, withPrivateNats } from '../journal/private-nats.js';
 
 const cmd = (i: number): Command => ({ kind: 'funds.deposit', ts: 1000 + i, userId: 1 + (i % 3), amount: String(i * 100), transferId: `t${i}` });
 
-async function untilReconnected<T>(open: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    try {
-      return await open();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
-
 test('NATS killed and restarted: the follower resumes from the next command to a clean replay\'s state', { skip: skipUnlessNatsServerBinary(), timeout: 90_000 }, async () => {
-  const storeDir = mkdtempSync(join(tmpdir(), 'perpx-nats-follower-'));
-  const nats = new PrivateNats(await freePort(), storeDir);
-  try {
-    await nats.start();
+  await withPrivateNats(async (nats) => {
     const leaderNc = await connectNats(nats.url, 'perpx leader', NO_NATS_AUTH);
     const gatewayNc = await connectNats(nats.url, 'perpx gateway', NO_NATS_AUTH);
     try {
@@ -62,8 +44,5 @@ test('NATS killed and restarted: the follower resumes from the next command to a
       await gatewayNc.close();
       await leaderNc.close();
     }
-  } finally {
-    await nats.stop('SIGKILL').catch(() => undefined);
-    rmSync(storeDir, { recursive: true, force: true });
-  }
+  });
 });

@@ -1,24 +1,14 @@
 /**
- * The golden test's command streams: a seeded generator of its own (no fast-check, so a library upgrade
+ * The golden test's command streams: a seeded generator (mulberry32; no fast-check, so a library upgrade
  * cannot change the streams) over the random operations of random-ops.ts, in four flavours that reach
  * every engine path: everyday trading, crashes (large price moves at high leverage: liquidation, ADL,
  * reserve fund, bad debt), trigger-heavy streams (stops and TpSl) and funds/halts.
  */
 import { DEMO_INSTRUMENTS } from '../../src/domain/instrument.js';
 import type { Command } from '../../src/engine/commands.js';
+import { mulberry32 } from '../../src/simulation/seeded-random.js';
 import { materialize, type Op } from './random-ops.js';
 
-/** mulberry32: small, fast, and the same on every platform. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export type Flavour = 'trading' | 'crash' | 'triggers' | 'funds';
 export const FLAVOURS: readonly Flavour[] = ['trading', 'crash', 'triggers', 'funds'];
@@ -39,7 +29,7 @@ const INSTS = ['BTCUSDT', 'ETHUSDT'] as const;
 
 /** One stream's operations. */
 export function goldenOps(seed: number, flavour: Flavour, count: number): Op[] {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const int = (min: number, max: number) => min + Math.floor(r() * (max - min + 1));
   const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
   const chance = (p: number) => r() < p;
@@ -114,8 +104,8 @@ export function goldenStreams(perFlavour: number, length = 120): GoldenStream[] 
   FLAVOURS.forEach((flavour, f) => {
     for (let i = 0; i < perFlavour; i++) {
       const seed = 1000 * (f + 1) + i;
-      const commands = withOperatorCommands(materialize(goldenOps(seed, flavour, length)), rng(seed ^ 0x2545f491));
-      out.push({ name: `${flavour}-${i}`, commands, restoreAt: Math.floor(rng(seed ^ 0x5bd1e995)() * commands.length) });
+      const commands = withOperatorCommands(materialize(goldenOps(seed, flavour, length)), mulberry32(seed ^ 0x2545f491));
+      out.push({ name: `${flavour}-${i}`, commands, restoreAt: Math.floor(mulberry32(seed ^ 0x5bd1e995)() * commands.length) });
     }
   });
   return out;

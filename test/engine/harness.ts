@@ -8,7 +8,7 @@ import { DEMO_INSTRUMENTS, DEMO_START_PRICES } from '../../src/domain/instrument
 import { orderIdPrefix } from '../../src/domain/order-id.js';
 import type { Command, CommandInput, PlaceOrderInput } from '../../src/engine/commands.js';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
-import type { CommandResult, OrderView } from '../../src/engine/records.js';
+import type { CommandResult, EngineEvent, OrderView } from '../../src/engine/records.js';
 
 /** A fixed start time (2026-11-22 10:00 UTC) so order-id prefixes are stable. */
 export const T0 = Date.UTC(2026, 10, 22, 10, 0, 0);
@@ -89,3 +89,28 @@ export class Harness {
 
 export const U = parseUnits;
 export const M = parseMoney;
+
+export type Ev<T extends EngineEvent['type']> = Extract<EngineEvent, { type: T }>;
+
+/** The events of one type in a command's result. */
+export function evs<T extends EngineEvent['type']>(r: CommandResult, type: T): Ev<T>[] {
+  return r.events.filter((e): e is Ev<T> => e.type === type);
+}
+
+/** The error of a refused command (fails when the command was accepted). */
+export function err(r: CommandResult): { status: number; code: string; message: string } {
+  assert.equal(r.reply.ok, false, `expected a refusal, got ${JSON.stringify(r.reply, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`);
+  return (r.reply as { ok: false; error: { status: number; code: string; message: string } }).error;
+}
+
+/** A fresh harness with users 1..n funded with `usdt` each. */
+export function setup(n = 4, usdt = '1000000'): Harness {
+  const h = new Harness();
+  for (let u = 1; u <= n; u++) h.deposit(u, usdt);
+  return h;
+}
+
+/** Sets the mark explicitly (the computed mark would move with the book's mid). */
+export function mark(h: Harness, price: string, instrument = 'BTCUSDT'): CommandResult {
+  return h.tick(instrument, price, price);
+}

@@ -12,14 +12,8 @@ import { dayNumber, orderIdPrefix } from '../../src/domain/order-id.js';
 import type { Command, PlaceOrderInput, ReplaceInput } from '../../src/engine/commands.js';
 import { restoreEngine } from '../../src/engine/engine.js';
 import { serializeState } from '../../src/engine/snapshot.js';
-import type { CommandResult, EngineEvent, OrderView } from '../../src/engine/records.js';
-import { Harness, M, T0, U } from './harness.js';
-
-type Ev<T extends EngineEvent['type']> = Extract<EngineEvent, { type: T }>;
-
-function evs<T extends EngineEvent['type']>(r: CommandResult, type: T): Ev<T>[] {
-  return r.events.filter((e): e is Ev<T> => e.type === type);
-}
+import type { CommandResult, OrderView } from '../../src/engine/records.js';
+import { err, evs, Harness, M, mark, setup, T0, U } from './harness.js';
 
 /** The order's final state in this command's events (each touched order is reported once). */
 function orderEvent(r: CommandResult, id: string): OrderView | undefined {
@@ -28,22 +22,6 @@ function orderEvent(r: CommandResult, id: string): OrderView | undefined {
   return list[0]?.order;
 }
 
-function err(r: CommandResult): { status: number; code: string; message: string } {
-  assert.equal(r.reply.ok, false, `expected a refusal, got ${JSON.stringify(r.reply, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`);
-  return (r.reply as { ok: false; error: { status: number; code: string; message: string } }).error;
-}
-
-/** A fresh harness with users 1..n funded with `usdt` each. */
-function setup(n = 4, usdt = '1000000'): Harness {
-  const h = new Harness();
-  for (let u = 1; u <= n; u++) h.deposit(u, usdt);
-  return h;
-}
-
-/** Sets the BTC mark explicitly (the computed mark would move with the book's mid). */
-function mark(h: Harness, price: string, instrument = 'BTCUSDT'): CommandResult {
-  return h.tick(instrument, price, price);
-}
 
 function idWithDay(day: number, n: number): string {
   return `${String(day).padStart(5, '0')}:${n.toString(16).padStart(26, '0')}`;

@@ -8,30 +8,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Command, TpSlInput } from '../../src/engine/commands.js';
 import { restoreEngine } from '../../src/engine/engine.js';
-import type { CommandResult, EngineEvent, OrderView, PositionView, TpSlView } from '../../src/engine/records.js';
+import type { CommandResult, OrderView, PositionView, TpSlView } from '../../src/engine/records.js';
 import { serializeState } from '../../src/engine/snapshot.js';
-import { Harness, M, U } from './harness.js';
+import { err, evs, Harness, M, mark, setup, U } from './harness.js';
 
-type Ev<T extends EngineEvent['type']> = Extract<EngineEvent, { type: T }>;
-
-function evs<T extends EngineEvent['type']>(r: CommandResult, type: T): Ev<T>[] {
-  return r.events.filter((e): e is Ev<T> => e.type === type);
-}
-
-function err(r: CommandResult): { status: number; code: string; message: string } {
-  assert.equal(r.reply.ok, false, 'expected a refusal');
-  return (r.reply as { ok: false; error: { status: number; code: string; message: string } }).error;
-}
-
-function setup(n = 4, usdt = '1000000'): Harness {
-  const h = new Harness();
-  for (let u = 1; u <= n; u++) h.deposit(u, usdt);
-  return h;
-}
-
-function mark(h: Harness, price: string, instrument = 'BTCUSDT'): CommandResult {
-  return h.tick(instrument, price, price);
-}
 
 function pos(h: Harness, userId: number, instrument = 'BTCUSDT'): PositionView | undefined {
   return h.engine.positions(userId).find((p) => p.instrument === instrument);

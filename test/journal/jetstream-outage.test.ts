@@ -7,36 +7,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Command } from '../../src/engine/commands.js';
 import { connectNats, NO_NATS_AUTH } from '../../src/journal/nats-connection.js';
 import { openJetStreamJournal } from '../../src/journal/jetstream-journal.js';
 import { JournalWriteError } from '../../src/journal/ports.js';
 import { entries } from './journal-contract.js';
-import { freePort, PrivateNats, skipUnlessNatsServerBinary } from './private-nats.js';
+import { skipUnlessNatsServerBinary, untilReconnected, withPrivateNats } from './private-nats.js';
 
 const cmd = (i: number): Command => ({ kind: 'funds.deposit', ts: 1000 + i, userId: 1 + (i % 3), amount: String(i), transferId: `t${i}` });
 
-/** Retries `open` (the client reconnects every 2 s, JetStream then recovers its streams) up to 20 s. */
-async function untilReconnected<T>(open: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    try {
-      return await open();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
-
 test('NATS killed and restarted: the flush in between fails stop; every acknowledged command is kept, gap-free', { skip: skipUnlessNatsServerBinary(), timeout: 60_000 }, async (t) => {
-  const storeDir = mkdtempSync(join(tmpdir(), 'perpx-nats-'));
-  const nats = new PrivateNats(await freePort(), storeDir);
-  try {
-    await nats.start();
+  await withPrivateNats(async (nats) => {
     const nc = await connectNats(nats.url, 'perpx outage test', NO_NATS_AUTH);
     try {
       const journal = await openJetStreamJournal({ nc, cluster: 'outage', timeoutMs: 1000 });
@@ -68,8 +49,5 @@ test('NATS killed and restarted: the flush in between fails stop; every acknowle
     } finally {
       await nc.close();
     }
-  } finally {
-    await nats.stop('SIGKILL');
-    rmSync(storeDir, { recursive: true, force: true });
-  }
+  });
 });

@@ -3,8 +3,10 @@
  * JetStream on a given store directory and a free port, so a test can kill and restart it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect as tcpConnect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 
@@ -65,5 +67,31 @@ export class PrivateNats {
     const exited = new Promise<void>((r) => proc.once('exit', () => r()));
     proc.kill(signal);
     await exited;
+  }
+}
+
+/** Runs `fn` with a started server on a free port and a fresh store directory; kills it and removes the store after. */
+export async function withPrivateNats<T>(fn: (nats: PrivateNats) => Promise<T>): Promise<T> {
+  const storeDir = mkdtempSync(join(tmpdir(), 'perpx-nats-'));
+  const nats = new PrivateNats(await freePort(), storeDir);
+  try {
+    await nats.start();
+    return await fn(nats);
+  } finally {
+    await nats.stop('SIGKILL').catch(() => undefined);
+    rmSync(storeDir, { recursive: true, force: true });
+  }
+}
+
+/** Retries `open` (the client reconnects every 2 s, JetStream then recovers its streams) up to 20 s. */
+export async function untilReconnected<T>(open: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      return await open();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 }

@@ -1,11 +1,13 @@
 /**
  * The two databases every store test runs on. SQLite: a temp file. PostgreSQL: a fresh database with a
- * unique name per call (parallel runs never clash), dropped on close. PG admin URL: test/services.ts, whose rule
+ * unique name per call (parallel runs never clash), dropped on close. `describeOnDialects` runs a contract suite
+ * of any store (auth, accounts) on both, a fresh database per case. PG admin URL: test/services.ts, whose rule
  * applies: PostgreSQL unreachable skips the PG cases on a developer's machine and fails them under CI.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describe } from 'node:test';
 import pg from 'pg';
 import { openReadStore, type ReadStore } from '../../src/store/index.js';
 import { available, PG_ADMIN_URL } from '../services.js';
@@ -95,3 +97,60 @@ export const DIALECTS = [
   { name: 'sqlite', open: openSqliteTestStore, available: async () => true },
   { name: 'postgres', open: openPostgresTestStore, available: postgresAvailable },
 ] as const;
+
+/** What a contract test opens for one case; `dispose` closes it (the PostgreSQL database is dropped after). */
+export interface OpenedAdapter {
+  dispose(): Promise<void>;
+}
+
+/** Opens an adapter's store for one case: on a fresh SQLite database, or on the fresh PostgreSQL database given. */
+export interface AdapterOpeners<T extends OpenedAdapter> {
+  sqlite(): Promise<T>;
+  postgres(connectionString: string): Promise<T>;
+}
+
+/** Wraps a case body: opens a fresh store for it and disposes of it afterwards, pass or fail. */
+export type WithStore<T> = (fn: (opened: T) => Promise<void>) => () => Promise<void>;
+
+/**
+ * A contract suite run on both databases: `cases` is declared once per dialect in `describe('<title> on <dialect>')`,
+ * each case on a fresh store (PostgreSQL: a fresh database per case, dropped after). When PostgreSQL does not
+ * answer, its suite is skipped outside CI and fails under CI (test/services.ts).
+ */
+export async function describeOnDialects<T extends OpenedAdapter>(title: string, open: AdapterOpeners<T>, cases: (withStore: WithStore<T>) => void): Promise<void> {
+  const onSqlite = async () => {
+    const opened = await open.sqlite();
+    return { opened, close: () => opened.dispose() };
+  };
+  const onPostgres = async () => {
+    const database = await createPostgresTestDatabase();
+    const opened = await open.postgres(database.connectionString).catch(async (err: unknown) => {
+      await database.drop();
+      throw err;
+    });
+    const close = async () => {
+      try {
+        await opened.dispose();
+      } finally {
+        await database.drop();
+      }
+    };
+    return { opened, close };
+  };
+  for (const dialect of [
+    { name: 'sqlite', open: onSqlite, available: async () => true },
+    { name: 'postgres', open: onPostgres, available: postgresAvailable },
+  ]) {
+    const skip = !(await dialect.available()) && `${dialect.name} not reachable`;
+    describe(`${title} on ${dialect.name}`, { skip }, () => {
+      cases((fn) => async () => {
+        const { opened, close } = await dialect.open();
+        try {
+          await fn(opened);
+        } finally {
+          await close();
+        }
+      });
+    });
+  }
+}

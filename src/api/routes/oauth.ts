@@ -53,9 +53,9 @@ function mapError(e: unknown): never {
   if (e instanceof OauthError) throw new ApiError(e.status, e.code, e.message);
   throw e;
 }
-const guarded = <T>(fn: () => T): T => {
+const guarded = async <T>(fn: () => Promise<T>): Promise<T> => {
   try {
-    return fn();
+    return await fn();
   } catch (e) {
     mapError(e);
   }
@@ -68,7 +68,7 @@ export function oauthRoutes(ctx: RouteContext, oauth: OauthService) {
       schema: { tags, summary: 'Client info for the consent screen; opens a consent request', querystring: ClientQuery, response: { 200: OauthGetClientRecord, ...errors } },
     }, async (req) => {
       const q = req.query as Static<typeof ClientQuery>;
-      const { request, integration } = guarded(() => oauth.openRequest(q.integrationId.toLowerCase(), scopesOf(q.scopes), q.state ?? '', ctx.clock()));
+      const { request, integration } = await guarded(() => oauth.openRequest(q.integrationId.toLowerCase(), scopesOf(q.scopes), q.state ?? '', ctx.clock()));
       return { requestId: request.id, client: toOauthClient(integration), scopes: request.scopes, state: request.state, expiresAt: iso(request.expiresAt) };
     });
 
@@ -85,9 +85,9 @@ export function oauthRoutes(ctx: RouteContext, oauth: OauthService) {
       }
       const { signature } = b;
       const id = requestId.toLowerCase();
-      guarded(() => oauth.pendingRequest(id, ctx.clock()));
+      await guarded(() => oauth.pendingRequest(id, ctx.clock()));
       await requireSignature(ctx.verifier, user, { type: 'Oauth consent', chainId: ctx.chainId, message: { oauthRequestId: requestId }, signature });
-      const r = guarded(() => oauth.approve(id, user.id, ctx.clock()));
+      const r = await guarded(() => oauth.approve(id, user.id, ctx.clock()));
       return { requestId: r.request.id, redirectUrl: r.redirectUrl, code: r.code, state: r.request.state, scopes: r.request.scopes, expiresAt: iso(r.request.expiresAt) };
     });
 
@@ -96,7 +96,7 @@ export function oauthRoutes(ctx: RouteContext, oauth: OauthService) {
     }, async (req) => {
       const { requestId } = req.body as Static<typeof DenyBody>;
       const who = req.headers.authorization || req.headers['x-api-key'] ? await ctx.auth.authenticate({ authorization: req.headers.authorization, 'x-api-key': req.headers['x-api-key'] }) : null;
-      const r = guarded(() => oauth.deny(requestId.toLowerCase(), who?.via === 'oauth-grant' ? null : who?.user.id ?? null, ctx.clock()));
+      const r = await guarded(() => oauth.deny(requestId.toLowerCase(), who?.via === 'oauth-grant' ? null : who?.user.id ?? null, ctx.clock()));
       return { requestId: r.request.id, redirectUrl: r.redirectUrl, state: r.request.state };
     });
 
@@ -104,7 +104,7 @@ export function oauthRoutes(ctx: RouteContext, oauth: OauthService) {
       schema: { tags, summary: 'Integration: exchange the code and client secret for a scoped grant token', body: TokenBody, response: { 200: OauthTokenRecord, ...errors } },
     }, async (req) => {
       const b = req.body as Static<typeof TokenBody>;
-      const r = guarded(() => oauth.exchangeCode(b.integrationId.toLowerCase(), b.clientSecret, b.code, ctx.clock()));
+      const r = await guarded(() => oauth.exchangeCode(b.integrationId.toLowerCase(), b.clientSecret, b.code, ctx.clock()));
       return { accessToken: r.accessToken, tokenType: 'Bearer' as const, scopes: r.request.scopes, expiresAt: iso(r.request.expiresAt) };
     });
 
@@ -114,15 +114,17 @@ export function oauthRoutes(ctx: RouteContext, oauth: OauthService) {
     }, async (req) => {
       const q = req.query as Static<typeof ListQuery>;
       const withRejected = q.withRejected !== undefined && ['yes', 'true', '1'].includes(q.withRejected.toLowerCase());
-      const r = oauth.listForUser(userOf(req).id, { withRejected, limit: q.limit ?? 20, offset: q.offset ?? 0 });
-      return { list: r.list.map((x) => toOauthRequest(x, oauth.integration(x.integrationId))), count: r.count };
+      const r = await oauth.listForUser(userOf(req).id, { withRejected, limit: q.limit ?? 20, offset: q.offset ?? 0 });
+      const ids = [...new Set(r.list.map((x) => x.integrationId))];
+      const integrations = new Map(await Promise.all(ids.map(async (id) => [id, await oauth.integration(id)] as const)));
+      return { list: r.list.map((x) => toOauthRequest(x, integrations.get(x.integrationId))), count: r.count };
     });
 
     app.delete('/api/oauth/request/:id', {
       config: { auth: true, scope: 'account' },
       schema: { tags, summary: 'Revoke an approval (its grant stops working)', params: Type.Object({ id: Uuid }), response: { 200: EmptyResponse, ...errors } },
     }, async (req) => {
-      guarded(() => oauth.revoke(userOf(req).id, (req.params as { id: string }).id.toLowerCase()));
+      await guarded(() => oauth.revoke(userOf(req).id, (req.params as { id: string }).id.toLowerCase()));
       return {};
     });
 
@@ -138,12 +140,12 @@ export function oauthAdminRoutes(ctx: RouteContext, oauth: OauthService) {
     app.post('/api/admin/oauth/integrations', {
       schema: { tags, security: OPERATOR_SECURITY, summary: 'Register an integration; the client secret is shown once', body: IntegrationBody, response: { 200: OauthIntegrationCreatedRecord, ...errors } },
     }, async (req) => {
-      const r = guarded(() => oauth.registerIntegration(req.body as Static<typeof IntegrationBody>, ctx.clock()));
+      const r = await guarded(() => oauth.registerIntegration(req.body as Static<typeof IntegrationBody>, ctx.clock()));
       return { integration: toOauthIntegration(r.integration), clientSecret: r.clientSecret };
     });
 
     app.get('/api/admin/oauth/integrations', {
       schema: { tags, security: OPERATOR_SECURITY, summary: 'Registered integrations', response: { 200: Type.Object({ list: Type.Array(OauthIntegrationRecord) }), ...errors } },
-    }, async () => ({ list: oauth.integrations().map(toOauthIntegration) }));
+    }, async () => ({ list: (await oauth.integrations()).map(toOauthIntegration) }));
   };
 }

@@ -1,13 +1,13 @@
 /**
- * Sign-in and credentials: the auth store (users, sessions, API keys: DATA_DIR/auth.db, or PostgreSQL shared by
- * every gateway with revocations broadcast on NATS), the account tables in auth.db, the auth service, and the
- * operator CLI's token.
+ * Sign-in and credentials: the auth store (users, sessions, API keys) and the account tables (profiles, trade
+ * signals, mobile-app rules, OAuth) in DATA_DIR/auth.db, or all in PostgreSQL shared by every gateway with
+ * revocations broadcast on NATS; the auth service, and the operator CLI's token.
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type pino from 'pino';
-import { openAccountStores, type AccountStores } from '../../accounts/index.js';
+import { openAccountStores, type AccountDatabase, type AccountStores } from '../../accounts/index.js';
 import { createAuthService, DEFAULT_TOKEN_ISSUER, InProcessSessionEvents, loadOrCreateSigningKey, MarketDataTokens, NatsSessionEvents, PgAuthStore, PgSharedSecrets, SqliteAuthStore, type SigningKey } from '../../auth/index.js';
 import { loadOrCreateOperatorToken, writeOperatorTokenCopy } from '../../auth/operator-token.js';
 import type { AuthStore, SessionEvents } from '../../auth/ports.js';
@@ -20,7 +20,7 @@ export type ExchangeAuth = Awaited<ReturnType<typeof createAuthService>>;
 
 export interface AuthParts {
   auth: ExchangeAuth;
-  /** Profiles, trade signals, mobile-app rules, OAuth (tables in auth.db). */
+  /** Profiles, trade signals, mobile-app rules, OAuth (in auth.db, or in PostgreSQL with AUTH_STORE=postgres). */
   accountStores: AccountStores;
   /** Secret for `x-operator-token` (DATA_DIR/operator-token; with AUTH_STORE=postgres kept in PostgreSQL, copied there). */
   operatorToken: string;
@@ -38,8 +38,8 @@ interface SharedState {
   events: SessionEvents;
   /** The JWT signing key and the operator token: files in DATA_DIR, or one set in PostgreSQL for every gateway. */
   secrets: { signingKey: SigningKey; operatorToken: string };
-  /** The account tables already ported to PostgreSQL (profiles) read this pool; undefined in SQLite mode. */
-  accountsPool?: pg.Pool;
+  /** Where the account tables are: auth.db (opened only in SQLite mode), or a pool on the auth store's database. */
+  accounts: AccountDatabase;
   close(): Promise<void>;
 }
 
@@ -58,13 +58,19 @@ async function sharedSecrets(config: AuthConfig, dataDir: string): Promise<Share
 }
 
 /** The store, the revocation events and the secrets: in this process, or shared (PostgreSQL + NATS). Each part closes what it opened. */
-async function openSharedState(config: AuthConfig, dataDir: string, db: Database.Database, log: pino.Logger): Promise<SharedState> {
+async function openSharedState(config: AuthConfig, dataDir: string, log: pino.Logger): Promise<SharedState> {
   const onListenerError = (err: unknown) => log.warn({ err }, 'a session revocation listener failed');
-  const secrets = await sharedSecrets(config, dataDir);
   if (config.authStore === 'sqlite') {
-    return { store: new SqliteAuthStore(db), events: new InProcessSessionEvents(onListenerError), secrets, close: async () => {} };
+    const db = new Database(join(dataDir, 'auth.db'));
+    const closeDb = { close: async () => void db.close() };
+    const secrets = await closingOnFailure(closeDb, async () => {
+      db.pragma('journal_mode = WAL');
+      return sharedSecrets(config, dataDir);
+    });
+    return { store: new SqliteAuthStore(db), events: new InProcessSessionEvents(onListenerError), secrets, accounts: { db }, close: closeDb.close };
   }
-  // Trade signals, mobile-app rules and OAuth are not ported yet: their tables stay in auth.db (per process).
+  // Nothing in auth.db: a gateway keeps no auth state of its own, so any gateway may serve any request.
+  const secrets = await sharedSecrets(config, dataDir);
   const store = new PgAuthStore({ connectionString: config.authDatabaseUrl });
   const accountsPool = new pg.Pool({ connectionString: config.authDatabaseUrl, max: 4 });
   // An idle client the server ends (restart, admin kill) errors on the pool; the pool replaces it.
@@ -86,24 +92,12 @@ async function openSharedState(config: AuthConfig, dataDir: string, db: Database
     await closeStores.close();
   };
   await closingOnFailure({ close }, () => events.ready());
-  return { store, events, secrets, accountsPool, close };
+  return { store, events, secrets, accounts: { pool: accountsPool }, close };
 }
 
 export async function buildAuth(config: AuthConfig, dataDir: string, log: pino.Logger): Promise<Built<AuthParts>> {
-  const db = new Database(join(dataDir, 'auth.db'));
-  const closeDb = { close: () => void db.close() };
-  const shared = await closingOnFailure(closeDb, () => openSharedState(config, dataDir, db, log));
-  const closeAll = {
-    close: async () => {
-      try {
-        await shared.close();
-      } finally {
-        db.close();
-      }
-    },
-  };
-  const service = await closingOnFailure(closeAll, async () => {
-    db.pragma('journal_mode = WAL');
+  const shared = await openSharedState(config, dataDir, log);
+  const service = await closingOnFailure(shared, async () => {
     const auth = await createAuthService({
       store: shared.store,
       dataDir,
@@ -116,10 +110,10 @@ export async function buildAuth(config: AuthConfig, dataDir: string, log: pino.L
       nonceLimits: config.nonceLimits,
       allowedDomains: config.siweDomains,
     });
-    const accountStores = await openAccountStores(db, (userId) => auth.forgetUser(userId), shared.accountsPool);
+    const accountStores = await openAccountStores(shared.accounts, (userId) => auth.forgetUser(userId));
     // Signed with the access tokens' key, told apart by their `typ`.
     const marketData = new MarketDataTokens(shared.secrets.signingKey, DEFAULT_TOKEN_ISSUER, config.marketDataTokenTtlSec);
     return { auth, accountStores, operatorToken: shared.secrets.operatorToken, marketData };
   });
-  return { service, stop: () => closeAll.close() };
+  return { service, stop: () => shared.close() };
 }

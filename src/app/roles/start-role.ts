@@ -23,11 +23,21 @@ export async function startRole(role: ClusterRole, config: ExchangeConfig, log: 
   const cluster = `cluster ${config.nats.cluster} on ${config.nats.url} with ${describeNatsAuth(config.nats.auth)}`;
   if (role === 'engine') {
     const node = await startEngineNode(config, { logger: log, onFatal });
-    running = { banner: `perpx engine leader (${cluster})\n  Log          ${node.journal}\n  Engine seq   ${node.engine.seq}`, close: node.close };
+    const lines = [
+      `perpx engine leader (${cluster})`, `  Log          ${node.journal}`, `  Chain id     ${config.chainId}`,
+      `  Engine seq   ${node.engine.seq}, instruments: ${node.engine.instrumentConfigs().map((i) => i.id).join(', ') || '(none)'}`,
+    ];
+    if (node.marketMakers) lines.push(`  Market makers ${node.marketMakers.userIds.length} bots (exchangeIds ${node.marketMakers.userIds.join(', ')}) quoting every tradable instrument`);
+    if (node.demoWallet) {
+      const w = node.demoWallet;
+      lines.push(`  Demo wallet  ${w.address} (exchangeId ${w.exchangeId}), funded with test USDT`, `               private key ${w.privateKey}`);
+    }
+    running = { banner: lines.join('\n'), close: node.close };
   } else if (role === 'gateway') {
     const node = await startGatewayNode(config, { logger: log, onFatal });
     running = {
-      banner: [`perpx gateway (${cluster})`, `  REST API     ${node.url}/api`, `  Auth         ${node.authUrl}/auth`, `  WebSocket    ${node.wsUrl}`, `  Follower seq ${node.follower.seq}`].join('\n'),
+      banner: [`perpx gateway (${cluster})`, `  REST API     ${node.url}/api`, `  Auth         ${node.authUrl}/auth`, `  WebSocket    ${node.wsUrl}  channels "${node.channelPrefix}<name>"`,
+        `  API docs     ${node.url}/docs`, `  Follower seq ${node.follower.seq}`].join('\n'),
       close: node.close,
     };
   } else {

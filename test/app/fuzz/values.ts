@@ -4,18 +4,14 @@
  * values (numbers at and past every bound, broken decimals, prototype keys, control characters, huge strings).
  */
 import { randomBytes } from 'node:crypto';
+import { mulberry32 } from '../../../src/simulation/seeded-random.js';
 
-/** mulberry32: small, fast and good enough to pick cases; the same seed gives the same request. */
+/** Picks cases from a seeded mulberry32: the same seed gives the same request. */
 export class Rng {
-  private a: number;
+  /** Uniform in [0, 1). */
+  readonly next: () => number;
   constructor(seed: number) {
-    this.a = seed >>> 0;
-  }
-  next(): number {
-    let t = (this.a = (this.a + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.next = mulberry32(seed);
   }
   int(n: number): number {
     return Math.floor(this.next() * n);
