@@ -1,6 +1,6 @@
 /**
  * Writes the nats-server `authorization` block that gives each cluster role its own user and permissions
- * (src/cluster/nats-permissions.ts; docs/operations.md, "NATS credentials and permissions"):
+ * (src/cluster/nats-permissions.ts; docs/cluster.md, "NATS credentials and permissions"):
  *
  *   npx tsx scripts/cluster/nats-permissions.ts [--cluster perpx] [--out nats-auth.conf]   # users with passwords
  *   npx tsx scripts/cluster/nats-permissions.ts --nsc ACCOUNT [--cluster perpx]            # nsc commands (creds)

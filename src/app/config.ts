@@ -16,7 +16,7 @@ import type { NatsAuth } from '../journal/nats-connection.js';
 
 export interface NatsConfig {
   url: string;
-  /** Names this exchange's stream and bucket (perpx.<cluster>.commands …), so several can share one NATS. */
+  /** Names this exchange's stream and bucket (perpx.<cluster>.log.* …), so several can share one NATS. */
   cluster: string;
   /** Replicas of the stream and bucket when they are created: 1 on one server, 3 in production. */
   streamReplicas: number;
@@ -137,8 +137,8 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'AUTH_STORE', default: 'sqlite', doc: 'Where users, profiles, trade signals, mobile-app rules, OAuth integrations and grants, sessions, API keys, the JWT signing key and the operator token live: sqlite = DATA_DIR/auth.db and files in DATA_DIR; postgres = AUTH_DATABASE_URL, shared by every gateway, no auth.db (the operator token is copied to DATA_DIR/operator-token for the CLI), with session revocations broadcast on NATS (NATS_URL, subject perpx.<CLUSTER_NAME>.sessions.revoked). See docs/operations.md, "Shared state".' },
   { env: 'AUTH_DATABASE_URL', default: '(unset)', doc: 'PostgreSQL connection string (postgres://…) of the auth store; required with AUTH_STORE=postgres. Its tables are created on start.' },
   { env: 'REALTIME_BROKER', default: 'memory', doc: 'Where real-time publications and their history go: memory = this process; nats = the JetStream stream PERPX_<CLUSTER_NAME>_REALTIME (subjects perpx.<CLUSTER_NAME>.rt.*), so a client recovers on any gateway (docs/operations.md, "Shared state").' },
-  { env: 'CLUSTER_NAME', default: 'perpx', doc: 'Names the JetStream resources (stream PERPX_<name>_COMMANDS on subject perpx.<name>.commands, bucket perpx-<name>-snapshots): letters, digits, _ and -.' },
-  { env: 'NATS_CREDS', default: '(unset)', doc: 'Path of a NATS credentials file (user JWT + nkey seed, as `nsc` writes them) every NATS connection of this process presents; read again on each reconnect. One of NATS_CREDS, NATS_USER + NATS_PASSWORD or NATS_TOKEN at most. Each cluster role connects as its own user, whose permissions say what it may publish (docs/operations.md, "NATS credentials and permissions").' },
+  { env: 'CLUSTER_NAME', default: 'perpx', doc: 'Names the JetStream resources (stream PERPX_<name>_COMMANDS on subjects perpx.<name>.log.*, bucket perpx-<name>-snapshots): letters, digits, _ and -.' },
+  { env: 'NATS_CREDS', default: '(unset)', doc: 'Path of a NATS credentials file (user JWT + nkey seed, as `nsc` writes them) every NATS connection of this process presents; read again on each reconnect. One of NATS_CREDS, NATS_USER + NATS_PASSWORD or NATS_TOKEN at most. Each cluster role connects as its own user, whose permissions say what it may publish (docs/cluster.md, "NATS credentials and permissions").' },
   { env: 'NATS_USER', default: '(unset)', doc: 'NATS user name every NATS connection of this process presents, with NATS_PASSWORD (both or neither): the role\'s user in the `authorization` block scripts/cluster/nats-permissions.ts writes.' },
   { env: 'NATS_PASSWORD', default: '(unset)', doc: 'Password of NATS_USER.' },
   { env: 'NATS_TOKEN', default: '(unset)', doc: 'NATS authentication token (a server with one `authorization { token }`: no per-role permissions, so every process may do everything); not with NATS_CREDS or NATS_USER.' },

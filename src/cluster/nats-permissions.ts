@@ -1,6 +1,6 @@
 /**
  * What each cluster role may publish and subscribe to on NATS, as data, and the nats-server `authorization`
- * block that enforces it (scripts/cluster/nats-permissions.ts writes it; docs/operations.md, "NATS credentials
+ * block that enforces it (scripts/cluster/nats-permissions.ts writes it; docs/cluster.md, "NATS credentials
  * and permissions"). Allow-lists only: whatever a role's code paths do not need is refused by the server.
  *
  * - engine (the leader): appends to the command stream; creates and reads its streams and the snapshot object

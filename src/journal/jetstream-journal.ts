@@ -42,7 +42,7 @@ const FOLLOW_PULL_EXPIRES_MS = 5000;
 export interface JetStreamJournalOptions {
   /** Open connection; the caller closes it after the journal. */
   nc: NatsConnection;
-  /** Cluster name: the stream is PERPX_<cluster>_COMMANDS on subject perpx.<cluster>.commands. */
+  /** Cluster name: the stream is PERPX_<cluster>_COMMANDS on subjects perpx.<cluster>.log.*. */
   cluster: string;
   /** Stream replicas when the stream is created (1 on one server; 3 in production). Default 1. */
   replicas?: number;
