@@ -57,7 +57,7 @@ function readStream(stream: string, deletesConsumers = false): string[] {
 export function rolePermissions(cluster: string, role: NatsRole): RolePermissions {
   const names = clusterNames(cluster);
   const { realtimeStream, snapshotStream, revocationSubject: revocations, realtimeSubjectPrefix: realtime } = names;
-  const admin = [names.adminSubject('snapshot'), names.adminSubject('checkpoint')];
+  const admin = [names.adminSubject('snapshot'), names.adminSubject('checkpoint'), names.adminSubject('stats')];
   // `$JS.API.INFO`: the client's JetStream check when it opens a manager.
   const followLog = ['$JS.API.INFO', ...readStream(names.commandStream), ...readStream(snapshotStream)];
   switch (role) {
