@@ -1,5 +1,6 @@
 /**
- * Command journal on a NATS JetStream stream: the replicated log of the cluster mode (issue 29).
+ * Command journal on a NATS JetStream stream: the replicated log of the cluster mode (issue 29). The leader
+ * appends on `perpx.<cluster>.log.append`; the stream listens on `perpx.<cluster>.log.*` (jetstream-names.ts says why).
  *
  * One message per group commit (command-group-codec.ts), so one ack covers however many commands arrived
  * since the last flush, as SQLite's one fsync does. Every publish carries the stream sequence it expects to
@@ -49,7 +50,7 @@ const FOLLOW_PULL_EXPIRES_MS = 5000;
 export interface JetStreamJournalOptions {
   /** Open connection; the caller closes it after the journal. */
   nc: NatsConnection;
-  /** Cluster name: the stream is PERPX_<cluster>_COMMANDS on subject perpx.<cluster>.commands. */
+  /** Cluster name: the stream is PERPX_<cluster>_COMMANDS on subjects perpx.<cluster>.log.*. */
   cluster: string;
   /** Stream replicas when the stream is created (1 on one server; 3 in production). Default 1. */
   replicas?: number;
@@ -62,7 +63,7 @@ export function commandStreamConfig(cluster: string, replicas: number): Partial<
   const names = clusterNames(cluster);
   return {
     name: names.commandStream,
-    subjects: [names.commandSubject],
+    subjects: [names.commandStreamSubject],
     storage: StorageType.File,
     retention: RetentionPolicy.Limits,
     discard: DiscardPolicy.New,
@@ -81,6 +82,15 @@ async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig>
     if (!(err instanceof JetStreamApiError) || err.status !== 404) throw err;
     await jsm.streams.add(config);
     return;
+  }
+  if (existing.subjects.length !== 1 || existing.subjects[0] !== config.subjects![0]) {
+    // Made by an older version, on the literal subject `perpx.<cluster>.commands`: moved to the wildcard one.
+    try {
+      existing = (await jsm.streams.update(config.name, { ...existing, subjects: config.subjects })).config;
+    } catch (err) {
+      throw new Error(`stream ${config.name} listens on ${existing.subjects.join(', ')}, not ${config.subjects!.join(', ')}: `
+        + `run \`nats stream edit ${config.name} --subjects '${config.subjects![0]}'\` as a user allowed to (${err instanceof Error ? err.message : String(err)})`, { cause: err });
+    }
   }
   // A stream made by hand (or by an older version) must still keep every message.
   const loses = existing.storage !== StorageType.File || existing.retention !== RetentionPolicy.Limits || existing.max_age > 0

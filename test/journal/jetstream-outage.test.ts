@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Command } from '../../src/engine/commands.js';
-import { connectNats } from '../../src/journal/durable-location.js';
+import { connectNats, NO_NATS_AUTH } from '../../src/journal/nats-connection.js';
 import { openJetStreamJournal } from '../../src/journal/jetstream-journal.js';
 import { JournalWriteError } from '../../src/journal/ports.js';
 import { entries } from './journal-contract.js';
@@ -18,7 +18,7 @@ const cmd = (i: number): Command => ({ kind: 'funds.deposit', ts: 1000 + i, user
 
 test('NATS killed and restarted: the flush in between fails stop; every acknowledged command is kept, gap-free', { skip: skipUnlessNatsServerBinary(), timeout: 60_000 }, async (t) => {
   await withPrivateNats(async (nats) => {
-    const nc = await connectNats(nats.url, 'perpx outage test');
+    const nc = await connectNats(nats.url, 'perpx outage test', NO_NATS_AUTH);
     try {
       const journal = await openJetStreamJournal({ nc, cluster: 'outage', timeoutMs: 1000 });
       let seq = 0;

@@ -11,7 +11,8 @@ import { openAccountStores, type AccountDatabase, type AccountStores } from '../
 import { createAuthService, DEFAULT_TOKEN_ISSUER, InProcessSessionEvents, loadOrCreateSigningKey, MarketDataTokens, NatsSessionEvents, PgAuthStore, PgSharedSecrets, SqliteAuthStore, type SigningKey } from '../../auth/index.js';
 import { loadOrCreateOperatorToken, writeOperatorTokenCopy } from '../../auth/operator-token.js';
 import type { AuthStore, SessionEvents } from '../../auth/ports.js';
-import { connectNats } from '../../journal/durable-location.js';
+import { clusterNames } from '../../journal/jetstream-names.js';
+import { connectNats } from '../../journal/nats-connection.js';
 import type { ExchangeConfig } from '../config.js';
 import { closingOnFailure, type Built } from '../shutdown-registry.js';
 
@@ -75,10 +76,10 @@ async function openSharedState(config: AuthConfig, dataDir: string, log: pino.Lo
   // An idle client the server ends (restart, admin kill) errors on the pool; the pool replaces it.
   accountsPool.on('error', () => {});
   const closeStores = { close: async () => void (await Promise.all([store.close(), accountsPool.end()])) };
-  const nc = await closingOnFailure(closeStores, () => connectNats(config.nats.url, 'perpx auth'));
+  const nc = await closingOnFailure(closeStores, () => connectNats(config.nats.url, 'perpx auth', config.nats.auth));
   const events = new NatsSessionEvents({
     nc,
-    subject: `perpx.${config.nats.cluster}.sessions.revoked`,
+    subject: clusterNames(config.nats.cluster).revocationSubject,
     onListenerError,
     missedSince: async (since) => {
       const rows = await store.revokedFamiliesSince(Math.max(since, Date.now() - missedWindowMs(config)));

@@ -15,7 +15,7 @@ import { resolve } from 'node:path';
 import pino from 'pino';
 import { LeaderLease } from '../../cluster/leader-lease.js';
 import type { Engine } from '../../engine/engine.js';
-import { connectNats } from '../../journal/durable-location.js';
+import { connectNats } from '../../journal/nats-connection.js';
 import type { Sequencer } from '../../sequencer/sequencer.js';
 import type { DemoWallet } from '../../simulation/system-accounts.js';
 import type { MarketMakerFleet } from '../../simulation/market-maker.js';
@@ -64,7 +64,7 @@ export async function startEngineNode(base: ExchangeConfig, options: StartOption
   const dataDir = resolve(config.dataDir);
   prepareDataDir(dataDir, log);
   const id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  const nc = await connectNats(config.nats.url, `perpx engine ${id}`);
+  const nc = await connectNats(config.nats.url, `perpx engine ${id}`, config.nats.auth);
   try {
     const lease = await LeaderLease.open(nc, config.nats.cluster, { holderId: id, ttlMs: config.nats.leaderLeaseTtlMs, replicas: config.nats.streamReplicas });
     const node = new EngineNode(config, dataDir, id, lease, log, options.onFatal, async () => nc.drain().catch(() => nc.close()));
