@@ -8,7 +8,8 @@ import { DEFAULT_MARKET_MAKER_SETTINGS, type MarketMakerSettings } from '../simu
 import { proxyTrust } from '../api/client-ip.js';
 import { DEFAULT_API_CONFIG, DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../api/ports.js';
 import { DEFAULT_RATE_LIMITS, type Budget, type RateLimits } from '../api/rate-limits.js';
-import { DEFAULT_NONCE_LIMITS, type NonceLimits } from '../auth/nonce-store.js';
+import { DEFAULT_NONCE_LIMITS } from '../auth/nonce-store.js';
+import type { NonceLimits } from '../auth/ports.js';
 import { DEFAULT_ALLOWED_DOMAINS } from '../auth/origin-allow-list.js';
 import { isClusterName } from '../journal/jetstream-names.js';
 
