@@ -5,11 +5,12 @@
  * test/app/rate-limits.test.ts, sign-in across gateways in test/cluster/sign-in-any-gateway.test.ts.
  */
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
+import { it, test } from 'node:test';
 import { MemoryNonceStore } from '../../src/auth/nonce-store.js';
 import { PgNonceStore } from '../../src/auth/pg-nonce-store.js';
 import type { NonceLimits, NonceStore } from '../../src/auth/ports.js';
-import { describeOnDialects } from '../store/dialects.js';
+import { eventually } from '../app/client.js';
+import { createPostgresTestDatabase, describeOnDialects, postgresAvailable } from '../store/dialects.js';
 import { testClock, type Clock } from './helpers.js';
 
 const TTL_MS = 60_000;
@@ -114,4 +115,21 @@ await describeOnDialects('nonce store contract', { sqlite: inMemory, postgres: o
     assert.deepEqual(await valid(one, issued), [false, false, false, true, true, true, true, true]);
     assert.equal(await one.heldBy('client-0'), 0, 'an evicted nonce leaves its client\'s count');
   }));
+});
+
+test('on PostgreSQL each gateway sweeps expired nonces by itself once migrated', { skip: !(await postgresAvailable()) && 'postgres not reachable' }, async () => {
+  const database = await createPostgresTestDatabase();
+  const clock = testClock();
+  const store = new PgNonceStore({ connectionString: database.connectionString, ttlMs: TTL_MS, now: clock.now, sweepEveryMs: 20 });
+  try {
+    await store.migrate();
+    await store.issue('a');
+    await store.issue('b');
+    assert.equal(await store.heldBy('b'), 1, 'not swept while valid');
+    clock.advance(TTL_MS);
+    await eventually(async () => (await store.heldBy('a')) + (await store.heldBy('b')), (n) => n === 0, 'the expired rows swept');
+  } finally {
+    await store.close();
+    await database.drop();
+  }
 });
