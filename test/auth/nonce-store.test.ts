@@ -88,6 +88,16 @@ await describeOnDialects('nonce store contract', { sqlite: inMemory, postgres: o
     assert.equal(await one.heldBy('a'), 3);
   }));
 
+  it('a flood from one client on four gateways at once: every issue answers, then the cap holds', withStore(async (g) => {
+    const gateways = await g.open(4, { capacity: 1000, perClient: 3 }, testClock());
+    const flood = await Promise.all(Array.from({ length: 400 }, (_, i) => gateways[i % 4]!.issue('a')));
+    assert.equal(new Set(flood).size, 400, 'no issue failed (a deadlock or conflict would reject)');
+    assert.ok((await gateways[0]!.heldBy('a')) <= 3 + 4, 'at most one over the cap per concurrent gateway');
+    const last = await gateways[1]!.issue('a');
+    assert.equal(await gateways[2]!.heldBy('a'), 3, 'the next issue alone brings it back to the cap');
+    assert.equal(await gateways[3]!.isValid(last), true);
+  }));
+
   it('expired nonces are refused, do not count against the cap, and are swept', withStore(async (g) => {
     const clock = testClock();
     const [one, two] = await g.open(2, { capacity: 10, perClient: 2 }, clock);
