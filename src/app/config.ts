@@ -9,7 +9,8 @@ import { DEFAULT_MARKET_MAKER_SETTINGS, type MarketMakerSettings } from '../simu
 import { proxyTrust } from '../api/client-ip.js';
 import { DEFAULT_API_CONFIG, DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../api/ports.js';
 import { DEFAULT_RATE_LIMITS, type Budget, type RateLimits } from '../api/rate-limits.js';
-import { DEFAULT_NONCE_LIMITS, type NonceLimits } from '../auth/nonce-store.js';
+import { DEFAULT_NONCE_LIMITS } from '../auth/nonce-store.js';
+import type { NonceLimits } from '../auth/ports.js';
 import { DEFAULT_ALLOWED_DOMAINS } from '../auth/origin-allow-list.js';
 import { isClusterName } from '../journal/jetstream-names.js';
 import type { NatsAuth } from '../journal/nats-connection.js';
@@ -136,7 +137,7 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'JOURNAL_WRITER', default: 'thread', doc: 'Where journal commits (and their fsync) run: thread = a writer thread, so the event loop keeps serving requests meanwhile; inline = on the event loop.' },
   { env: 'JOURNAL', default: 'sqlite', doc: 'Where the command journal and the engine snapshots live: sqlite = DATA_DIR/journal.db and DATA_DIR/snapshots; jetstream = a NATS JetStream stream and object store (NATS_URL, CLUSTER_NAME), replicated when NATS_STREAM_REPLICAS > 1 (docs/operations.md, "JetStream journal").' },
   { env: 'NATS_URL', default: 'nats://127.0.0.1:4222', doc: 'NATS server(s), comma-separated, for JOURNAL=jetstream, REALTIME_BROKER=nats and AUTH_STORE=postgres (session revocations).' },
-  { env: 'AUTH_STORE', default: 'sqlite', doc: 'Where users, profiles, trade signals, mobile-app rules, OAuth integrations and grants, sessions, API keys, the JWT signing key and the operator token live: sqlite = DATA_DIR/auth.db and files in DATA_DIR; postgres = AUTH_DATABASE_URL, shared by every gateway, no auth.db (the operator token is copied to DATA_DIR/operator-token for the CLI), with session revocations broadcast on NATS (NATS_URL, subject perpx.<CLUSTER_NAME>.sessions.revoked). See docs/operations.md, "Shared state".' },
+  { env: 'AUTH_STORE', default: 'sqlite', doc: 'Where users, profiles, trade signals, mobile-app rules, OAuth integrations and grants, sessions, API keys, sign-in nonces (sqlite: in memory), the JWT signing key and the operator token live: sqlite = DATA_DIR/auth.db and files in DATA_DIR; postgres = AUTH_DATABASE_URL, shared by every gateway, no auth.db (the operator token is copied to DATA_DIR/operator-token for the CLI), with session revocations broadcast on NATS (NATS_URL, subject perpx.<CLUSTER_NAME>.sessions.revoked). See docs/operations.md, "Shared state".' },
   { env: 'AUTH_DATABASE_URL', default: '(unset)', doc: 'PostgreSQL connection string (postgres://…) of the auth store; required with AUTH_STORE=postgres. Its tables are created on start.' },
   { env: 'REALTIME_BROKER', default: 'memory', doc: 'Where real-time publications and their history go: memory = this process; nats = the JetStream stream PERPX_<CLUSTER_NAME>_REALTIME (subjects perpx.<CLUSTER_NAME>.rt.*), so a client recovers on any gateway (docs/operations.md, "Shared state").' },
   { env: 'CLUSTER_NAME', default: 'perpx', doc: 'Names the JetStream resources (stream PERPX_<name>_COMMANDS on subjects perpx.<name>.log.*, bucket perpx-<name>-snapshots): letters, digits, _ and -.' },
@@ -204,8 +205,8 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   ...budgetVars('ORDERS', DEFAULT_RATE_LIMITS.orders, 'per API key, OAuth grant or user (access token) for order, position and TpSl changes'),
   ...budgetVars('FAUCET', DEFAULT_RATE_LIMITS.faucet, 'per API key, OAuth grant or user for POST /api/user/faucet'),
   ...budgetVars('READS', DEFAULT_RATE_LIMITS.reads, 'per API key, OAuth grant or user for every other authenticated request'),
-  { env: 'AUTH_NONCES_PER_IP', default: String(DEFAULT_NONCE_LIMITS.perClient), doc: 'Outstanding sign-in nonces one client IP may hold; beyond it its own oldest is dropped (so one client cannot push out everyone else\'s).' },
-  { env: 'AUTH_NONCES_MAX', default: String(DEFAULT_NONCE_LIMITS.capacity), doc: 'Outstanding sign-in nonces kept in memory in all; beyond it the oldest are dropped.' },
+  { env: 'AUTH_NONCES_PER_IP', default: String(DEFAULT_NONCE_LIMITS.perClient), doc: 'Outstanding sign-in nonces one client IP may hold (with AUTH_STORE=postgres on all gateways together); beyond it its own oldest is dropped (so one client cannot push out everyone else\'s).' },
+  { env: 'AUTH_NONCES_MAX', default: String(DEFAULT_NONCE_LIMITS.capacity), doc: 'Outstanding sign-in nonces kept in all (in memory; with AUTH_STORE=postgres in the shared auth_nonces table, trimmed by each gateway\'s sweep every minute); beyond it the oldest are dropped.' },
 ];
 
 function budgetVars(name: string, def: Budget, what: string): ConfigVar[] {
