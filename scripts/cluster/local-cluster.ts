@@ -24,8 +24,10 @@ export interface LocalClusterOptions {
   gatewayPort: number;
   /** Environment for every role (on top of the cluster's settings). */
   env?: Record<string, string>;
-  /** Environment of the engine only (SEED_DEMO, MARKET_MAKERS, INDEX_FEED…). */
+  /** Environment of the engines only (SEED_DEMO, MARKET_MAKERS, INDEX_FEED…). */
   engineEnv?: Record<string, string>;
+  /** Hot standby engines besides the first (issue 30): each follows the log and takes over when the leader's lease lapses. */
+  standbys?: number;
   echo?: boolean;
   /** Each role in its own process group (RoleProcessOptions.detached): `npm run cluster` stops them in order. */
   detached?: boolean;
@@ -36,7 +38,10 @@ export interface LocalClusterOptions {
 }
 
 export interface LocalCluster {
+  /** The first engine started (the leader at start). */
   engine: RoleProcess;
+  /** The standby engines started after it. */
+  standbys: RoleProcess[];
   projector: RoleProcess;
   gateways: RoleProcess[];
   gatewayUrls: string[];
@@ -70,6 +75,7 @@ export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCl
   const started: RoleProcess[] = [];
   const cluster: LocalCluster = {
     engine: undefined as unknown as RoleProcess,
+    standbys: [],
     projector: undefined as unknown as RoleProcess,
     gateways: [],
     gatewayUrls: [],
@@ -79,6 +85,8 @@ export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCl
       const ready = await again.ready;
       if (proc === cluster.engine) cluster.engine = again;
       if (proc === cluster.projector) cluster.projector = again;
+      const e = cluster.standbys.indexOf(proc);
+      if (e >= 0) cluster.standbys[e] = again;
       const g = cluster.gateways.indexOf(proc);
       if (g >= 0) {
         cluster.gateways[g] = again;
@@ -89,13 +97,22 @@ export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCl
     },
     async stop() {
       await Promise.all(cluster.gateways.map((g) => g.stop()));
-      for (const p of [cluster.projector, cluster.engine]) await p?.stop();
+      await cluster.projector?.stop();
+      // Standbys first: a stopping leader would hand its lease to one.
+      await Promise.all(cluster.standbys.map((e) => e.stop()));
+      await cluster.engine?.stop();
     },
   };
   try {
     cluster.engine = spawnRole('engine', 'engine', { PORT: '0', ...o.engineEnv });
     started.push(cluster.engine);
     await cluster.engine.ready;
+    for (let i = 0; i < (o.standbys ?? 0); i++) {
+      const e = spawnRole('engine', `engine-${i + 2}`, { PORT: '0', ...o.engineEnv });
+      started.push(e);
+      cluster.standbys.push(e);
+    }
+    for (const e of cluster.standbys) await e.ready;
     cluster.projector = spawnRole('projector', 'projector', { PORT: '0' });
     started.push(cluster.projector);
     for (let i = 0; i < o.gateways; i++) {

@@ -304,12 +304,18 @@ export async function readCommandTail(jsm: JetStreamManager, stream: string): Pr
   return { streamSeq: m.seq, seq: group.firstSeq + group.entries.length - 1, ts: group.lastTs };
 }
 
+/** Creates the command stream if missing (or checks it keeps everything): an engine does, before following it. */
+export async function ensureCommandStream(nc: NatsConnection, cluster: string, replicas: number): Promise<ReturnType<typeof commandStreamConfig>> {
+  const config = commandStreamConfig(cluster, replicas);
+  await ensureStream(await jetstreamManager(nc), config);
+  return config;
+}
+
 /** Creates the stream if missing (or checks it keeps everything), then loads the tail. */
 export async function openJetStreamJournal(options: JetStreamJournalOptions): Promise<JetStreamJournal> {
   const { nc, cluster } = options;
   const jsm = await jetstreamManager(nc);
-  const config = commandStreamConfig(cluster, options.replicas ?? 1);
-  await ensureStream(jsm, config);
+  const config = await ensureCommandStream(nc, cluster, options.replicas ?? 1);
   const tail = await readCommandTail(jsm, config.name);
   return new JetStreamJournal(nc, jsm, cluster, tail, options.timeoutMs);
 }

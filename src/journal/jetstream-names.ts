@@ -17,6 +17,11 @@ export interface ClusterNames {
   submitSubject: string;
   /** Object store bucket of the engine snapshots. */
   snapshotBucket: string;
+  /** KV bucket of the engine leader lease (src/cluster/leader-lease.ts) and the stream behind it. */
+  leaseBucket: string;
+  leaseStream: string;
+  /** The request subject of the leader holding lease epoch `epoch` (under `submitSubject`). */
+  leaderSubmitSubject: (epoch: number) => string;
   /** The stream behind that bucket (`OBJ_<bucket>`, the object store's naming), on subjects `$O.<bucket>.>`. */
   snapshotStream: string;
   /** Stream of the real-time channel histories (src/realtime/nats-broker.ts). */
@@ -42,6 +47,9 @@ export function clusterNames(cluster: string): ClusterNames {
     commandStreamSubject: `perpx.${cluster}.log.*`,
     submitSubject: `perpx.${cluster}.commands.submit`,
     snapshotBucket: `perpx-${cluster}-snapshots`,
+    leaseBucket: `perpx-${cluster}-leader`,
+    leaseStream: `KV_perpx-${cluster}-leader`,
+    leaderSubmitSubject: (epoch) => `perpx.${cluster}.commands.submit.${epoch}`,
     snapshotStream: `OBJ_perpx-${cluster}-snapshots`,
     realtimeStream: `PERPX_${cluster}_REALTIME`,
     realtimeSubjectPrefix: `perpx.${cluster}.rt`,

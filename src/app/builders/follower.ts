@@ -18,7 +18,7 @@ export interface Following {
 }
 
 export async function buildFollower(
-  config: { nats: Pick<NatsConfig, 'url' | 'cluster' | 'streamReplicas'> },
+  config: { nats: Pick<NatsConfig, 'url' | 'cluster' | 'streamReplicas' | 'auth'> },
   name: string,
   options: Pick<EngineFollowerOptions, 'bus' | 'pace' | 'snapshotAtOrBefore' | 'onFailed'> & { log: pino.Logger },
 ): Promise<Built<Following>> {

@@ -15,6 +15,7 @@ import { resolve } from 'node:path';
 import pino from 'pino';
 import { LeaderLease } from '../../cluster/leader-lease.js';
 import type { Engine } from '../../engine/engine.js';
+import { ensureCommandStream } from '../../journal/jetstream-journal.js';
 import { connectNats } from '../../journal/nats-connection.js';
 import type { Sequencer } from '../../sequencer/sequencer.js';
 import type { DemoWallet } from '../../simulation/system-accounts.js';
@@ -66,6 +67,8 @@ export async function startEngineNode(base: ExchangeConfig, options: StartOption
   const id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const nc = await connectNats(config.nats.url, `perpx engine ${id}`, config.nats.auth);
   try {
+    // A standby follows the log before any engine has appended: the stream must exist.
+    await ensureCommandStream(nc, config.nats.cluster, config.nats.streamReplicas);
     const lease = await LeaderLease.open(nc, config.nats.cluster, { holderId: id, ttlMs: config.nats.leaderLeaseTtlMs, replicas: config.nats.streamReplicas });
     const node = new EngineNode(config, dataDir, id, lease, log, options.onFatal, async () => nc.drain().catch(() => nc.close()));
     await node.start();

@@ -1,0 +1,122 @@
+/**
+ * Issue 30 on real processes: a leader engine and a hot standby behind the JetStream KV lease, two gateways,
+ * a projector, and bots placing signed orders through both gateways (a failed attempt is resent with the same
+ * signed body). SIGKILL of the leader: the standby leads within a bounded time, no acknowledged order is lost
+ * or doubled, and the new leader's state equals a clean replay of the log. Then SIGSTOP of the new leader past
+ * its lease: the restarted first engine takes over, and the stopped one, once continued, steps down and
+ * follows again.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import pino from 'pino';
+import { buildFollower } from '../../src/app/builders/follower.js';
+import { NO_NATS_AUTH } from '../../src/journal/nats-connection.js';
+import { deleteClusterStreams } from '../../scripts/cluster/cluster-resources.js';
+import { startLocalCluster, type LocalCluster } from '../../scripts/cluster/local-cluster.js';
+import type { RoleProcess } from '../../scripts/cluster/role-process.js';
+import { Bot, eventually, ok, RAISED_RATE_LIMITS } from '../app/client.js';
+import { NATS_TEST_URL, PG_ADMIN_URL, skipUnless } from '../services.js';
+import { createPostgresTestDatabase } from '../store/dialects.js';
+import { orderLoad, type SentOrder } from './failover-clients.js';
+
+const skip = (await skipUnless('nats')) || (await skipUnless('postgres'));
+const LEASE_TTL_MS = 2500;
+
+/** Times this engine has logged that it leads / steps down / follows (pino JSON lines at info). */
+const count = (p: RoleProcess, msg: string) => p.output.split('\n').filter((l) => l.includes(`"msg":"${msg}`)).length;
+
+describe('engine failover: hot standby, lease, fencing', { skip, timeout: 240_000 }, () => {
+  const cluster = `fo${randomBytes(4).toString('hex')}`;
+  const root = mkdtempSync(join(tmpdir(), 'perpx-failover-'));
+  const databases: Array<Awaited<ReturnType<typeof createPostgresTestDatabase>>> = [];
+  let C: LocalCluster | undefined;
+
+  before(async () => {
+    const [auth, read] = [await createPostgresTestDatabase(), await createPostgresTestDatabase()];
+    databases.push(auth, read);
+    C = await startLocalCluster({
+      cluster, natsUrl: NATS_TEST_URL, pgAdminUrl: PG_ADMIN_URL, dataDir: root, gateways: 2, gatewayPort: 0, standbys: 1,
+      authDatabase: new URL(auth.connectionString).pathname.slice(1), readDatabase: new URL(read.connectionString).pathname.slice(1),
+      env: { ...RAISED_RATE_LIMITS, LOG_LEVEL: 'warn', SIGNATURE_THREADS: '0', HEARTBEAT_MS: '1000', SHUTDOWN_GRACE_MS: '2000', LEADER_LEASE_TTL_MS: String(LEASE_TTL_MS) },
+      engineEnv: { LOG_LEVEL: 'info', SEED_DEMO: 'true', MARKET_MAKERS: '0', DEMO_WALLET: 'false', INDEX_FEED: 'off', FUNDING_INTERVAL_MS: '0' },
+    });
+  });
+
+  after(async () => {
+    for (const p of [C?.engine, ...(C?.standbys ?? [])]) if (p && p.proc.signalCode === null) p.proc.kill('SIGCONT');
+    await C?.stop();
+    await deleteClusterStreams(NATS_TEST_URL, cluster).catch(() => undefined);
+    for (const db of databases) await db.drop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  test('SIGKILL of the leader, then SIGSTOP of the next: a standby leads, nothing acknowledged lost or doubled', async (t) => {
+    const [first, standby] = [C!.engine, C!.standbys[0]];
+    assert.match((await first.ready).banner, /^perpx engine leader/);
+    assert.match((await standby.ready).banner, /^perpx engine standby/);
+    const bots = await Promise.all(C!.gatewayUrls.flatMap((url) => [url, url]).map(async (url) => {
+      const bot = await new Bot(url).signIn();
+      await bot.faucet();
+      return bot;
+    }));
+    let running = true;
+    const sent = bots.map((): SentOrder[] => []);
+    const acked = () => sent.map((s) => s.filter((o) => o.outcome === 'acked' || o.outcome === 'applied-earlier').length);
+    const load = Promise.all(bots.map((bot, i) => orderLoad(bot, 2, sent[i], () => running)));
+    const takeovers: number[] = [];
+    let second: RoleProcess;
+    try {
+      await eventually(async () => acked(), (n) => n.every((x) => x >= 3), 'orders before the kill', 30_000);
+      // 1. SIGKILL the leader under load.
+      const killedAt = Date.now();
+      await first.kill('SIGKILL');
+      await eventually(async () => count(standby, 'engine leads'), (n) => n >= 1, 'the standby leads', 20_000);
+      takeovers.push(Date.now() - killedAt);
+      const afterKill = acked();
+      await eventually(async () => acked().map((n, i) => n - afterKill[i]), (n) => n.every((x) => x >= 3), 'orders after the takeover', 30_000);
+
+      // The first engine comes back, as a standby.
+      second = await C!.restart(first);
+      assert.match((await second.ready).banner, /^perpx engine standby/);
+
+      // 2. SIGSTOP the new leader past its lease: the restarted one takes over; continued, the old one steps down.
+      const stoppedAt = Date.now();
+      standby.proc.kill('SIGSTOP');
+      await eventually(async () => count(second, 'engine leads'), (n) => n >= 1, 'the restarted engine leads', 20_000);
+      takeovers.push(Date.now() - stoppedAt);
+      const afterStop = acked();
+      await eventually(async () => acked().map((n, i) => n - afterStop[i]), (n) => n.every((x) => x >= 2), 'orders under the third leader', 30_000);
+      standby.proc.kill('SIGCONT');
+      await eventually(async () => count(standby, 'engine steps down'), (n) => n >= 1, 'the continued engine steps down', 20_000);
+      await eventually(async () => count(standby, 'engine standby following the log'), (n) => n >= 2, 'and follows the log again', 20_000);
+    } finally {
+      running = false;
+      await load;
+    }
+    t.diagnostic(`takeover after SIGKILL ${takeovers[0]} ms, after SIGSTOP ${takeovers[1]} ms (lease TTL ${LEASE_TTL_MS} ms); leader log: ${standby.output.split('\n').filter((l) => l.includes('takeoverMs')).map((l) => /"takeoverMs":(\d+)/.exec(l)?.[1]).join(', ')} ms to lead after taking the lease`);
+
+    const all = sent.flat();
+    t.diagnostic(`${all.length} orders, ${all.filter((o) => o.outcome === 'applied-earlier').length} applied on an earlier attempt, ${all.filter((o) => o.transitFailures > 0).length} resent after a failure`);
+    assert.deepEqual(all.filter((o) => o.outcome === 'refused' || o.outcome === 'gave-up'), [], 'every order answered: acknowledged, or applied on an earlier attempt');
+
+    const operatorToken = readFileSync(join(root, 'gateway-1', 'operator-token'), 'utf8').trim();
+    const checkpoint = ok(await fetch(`${C!.gatewayUrls[0]}/api/admin/checkpoint`, { method: 'POST', headers: { 'x-operator-token': operatorToken } })
+      .then(async (r) => ({ status: r.status, body: await r.json() })), 'checkpoint') as { seq: number; stateHash: string };
+    const replay = await buildFollower({ nats: { url: NATS_TEST_URL, cluster, streamReplicas: 1, auth: NO_NATS_AUTH } }, 'failover replay', { log: pino({ level: 'silent' }) });
+    try {
+      await replay.service.follower.waitFor(checkpoint.seq, 30_000);
+      assert.equal(replay.service.follower.engine.stateHash(), checkpoint.stateHash, 'the third leader\'s state equals a clean replay of the log');
+      for (const [i, bot] of bots.entries()) {
+        const expected = sent[i].map((o) => o.id).sort();
+        assert.deepEqual(replay.service.follower.engine.openOrders(bot.exchangeId).map((o) => o.id).sort(), expected, `bot ${i}: every order in the log, once`);
+        assert.deepEqual((await bot.openOrders()).map((o) => o.id as string).sort(), expected, `bot ${i}: open orders through its gateway`);
+      }
+    } finally {
+      await replay.stop();
+    }
+  });
+});
