@@ -41,6 +41,25 @@ const FASTIFY_CODES: Record<string, string> = {
 /** Error codes of a full or failing disk (better-sqlite3's SqliteError codes, Node's errno codes). */
 const STORAGE_CODES = /^(SQLITE_FULL|SQLITE_IOERR.*|ENOSPC|EDQUOT|EIO|EROFS)$/;
 
+/**
+ * A database server that cannot be reached or dropped the connection (PostgreSQL down or restarting): Node's
+ * socket errno codes, PostgreSQL's connection-exception (08…) and shutdown (57P01–57P03) SQLSTATEs, and the two
+ * failures node-postgres raises without a code.
+ */
+const UNREACHABLE_CODES = /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|08\d{3}|08P01|57P0[123])$/;
+const UNREACHABLE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
+
+/** The reason `err` (or an error it wraps) says its database is unreachable, if it does. */
+export function databaseUnreachable(err: unknown): string | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && UNREACHABLE_CODES.test(code)) return code;
+    if (UNREACHABLE_MESSAGES.test(e.message)) return e.message;
+    if (e instanceof AggregateError) return e.errors.map(databaseUnreachable).find((r) => r !== undefined);
+  }
+  return undefined;
+}
+
 /** The storage code of `err` or of an error it wraps (cause chain), if it is a full or failing disk. */
 export function storageFailureCode(err: unknown): string | undefined {
   for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
@@ -117,6 +136,13 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
       request.log.error({ err }, 'storage failure');
       reply.header('retry-after', '5');
       return send(reply, 503, 'STORAGE_UNAVAILABLE', `The server cannot write its data (${storage}); try again later`);
+    }
+    const unreachable = databaseUnreachable(err);
+    if (unreachable) {
+      // E.g. PostgreSQL restarting under a cluster's gateways: sign-in and history wait for it, trading goes on.
+      request.log.error({ err }, 'database unreachable');
+      reply.header('retry-after', '1');
+      return send(reply, 503, 'DATABASE_UNAVAILABLE', `The server cannot reach its database (${unreachable}); try again shortly`);
     }
     if (err instanceof SequencerStoppedError) {
       // Only a request that outlived the stop's grace period gets here: nothing was applied, retry elsewhere.

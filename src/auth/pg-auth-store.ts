@@ -6,6 +6,7 @@
 import pg from 'pg';
 import type { ApiKeyListFilter, ApiKeyPatch, ApiKeyRow, AuthStore, NewUser, RefreshTokenRow } from './ports.js';
 import { isScope, type Role, type UserRecord } from './types.js';
+import { resilientPgPool } from '../store/pg-pool.js';
 
 /** Scopes of keys created before keys had scopes (as in the SQLite adapter). */
 const LEGACY_API_KEY_SCOPES = '["read","trade"]';
@@ -180,9 +181,7 @@ export class PgAuthStore implements AuthStore {
   private readonly pool: pg.Pool;
 
   constructor(opts: PgAuthStoreOptions) {
-    this.pool = new pg.Pool({ connectionString: opts.connectionString, max: opts.poolSize ?? 10 });
-    // An idle client the server ends (restart, admin kill) errors on the pool; the pool replaces it.
-    this.pool.on('error', () => {});
+    this.pool = resilientPgPool({ connectionString: opts.connectionString, max: opts.poolSize ?? 10 });
   }
 
   async migrate(): Promise<void> {

@@ -14,6 +14,7 @@ import type { AuthStore, SessionEvents } from '../../auth/ports.js';
 import { connectNats } from '../../journal/durable-location.js';
 import type { ExchangeConfig } from '../config.js';
 import { closingOnFailure, type Built } from '../shutdown-registry.js';
+import { resilientPgPool } from '../../store/pg-pool.js';
 
 export type ExchangeAuth = Awaited<ReturnType<typeof createAuthService>>;
 
@@ -65,9 +66,7 @@ async function openSharedState(config: AuthConfig, dataDir: string, db: Database
   }
   // Trade signals, mobile-app rules and OAuth are not ported yet: their tables stay in auth.db (per process).
   const store = new PgAuthStore({ connectionString: config.authDatabaseUrl });
-  const accountsPool = new pg.Pool({ connectionString: config.authDatabaseUrl, max: 4 });
-  // An idle client the server ends (restart, admin kill) errors on the pool; the pool replaces it.
-  accountsPool.on('error', () => {});
+  const accountsPool = resilientPgPool({ connectionString: config.authDatabaseUrl, max: 4 });
   const closeStores = { close: async () => void (await Promise.all([store.close(), accountsPool.end()])) };
   const nc = await closingOnFailure(closeStores, () => connectNats(config.nats.url, 'perpx auth'));
   const events = new NatsSessionEvents({

@@ -123,3 +123,17 @@ export class Phases {
     return this.marks.map(([p, ms]) => `${p} ${(ms / 1000).toFixed(1)} s`).join(', ');
   }
 }
+
+/** Runs `fn` on a fresh chaos cluster, stopped after whatever happens, and prints the phases' times. */
+export async function withChaosCluster(options: { privatePostgres?: boolean }, fn: (chaos: ChaosCluster, phases: Phases) => Promise<void>): Promise<void> {
+  const phases = new Phases();
+  const chaos = await startChaosCluster(options);
+  phases.mark('cluster start');
+  try {
+    await fn(chaos, phases);
+  } finally {
+    await chaos.stop();
+    phases.mark('cluster stop');
+    console.log(`phases: ${phases}`);
+  }
+}

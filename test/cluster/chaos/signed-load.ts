@@ -20,6 +20,8 @@ export interface Outcome {
   code?: string;
   /** Order status in a 2xx place answer. */
   orderStatus?: string;
+  /** When the request was sent and when its answer (or failure) came, ms. */
+  sentAt: number;
   at: number;
 }
 
@@ -47,9 +49,9 @@ export async function startSignedLoad(gatewayUrls: string[], botsPerGateway = 2)
   }
   const outcomes: Outcome[] = [];
   let running = true;
-  const record = (action: Action, orderId: string, gateway: number, bot: number, res: Res | undefined): Outcome => {
+  const record = (action: Action, orderId: string, gateway: number, bot: number, sentAt: number, res: Res | undefined): Outcome => {
     const body = res?.body as { status?: string; error?: { code?: string } } | undefined;
-    const o: Outcome = { action, orderId, gateway, bot, status: res?.status ?? 0, code: body?.error?.code, at: Date.now() };
+    const o: Outcome = { action, orderId, gateway, bot, status: res?.status ?? 0, code: body?.error?.code, sentAt, at: Date.now() };
     if (res && res.status < 300 && action === 'place') o.orderStatus = body?.status;
     outcomes.push(o);
     return o;
@@ -67,15 +69,15 @@ export async function startSignedLoad(gatewayUrls: string[], botsPerGateway = 2)
       let o: Outcome;
       if (open.length >= 6) {
         const id = open.shift()!;
-        o = record('cancel', id, gateway, b, await call(() => bot.del(`/api/order/${encodeURIComponent(id)}`)));
+        o = record('cancel', id, gateway, b, Date.now(), await call(() => bot.del(`/api/order/${encodeURIComponent(id)}`)));
       } else if (i % 4 === 3) {
         // Crosses the best resting buys of the other bots: fills, across gateways.
         const id = newOrderId();
-        o = record('place', id, gateway, b, await call(() => bot.limit({ id, side: 'SELL', quantity: '0.001', limitPrice: '90000', leverage: 10 })));
+        o = record('place', id, gateway, b, Date.now(), await call(() => bot.limit({ id, side: 'SELL', quantity: '0.001', limitPrice: '90000', leverage: 10 })));
       } else {
         const id = newOrderId();
         const limitPrice = (90_000 + b * 50 + (i % 40)).toFixed(1);
-        o = record('place', id, gateway, b, await call(() => bot.limit({ id, side: 'BUY', quantity: '0.002', limitPrice, leverage: 10 })));
+        o = record('place', id, gateway, b, Date.now(), await call(() => bot.limit({ id, side: 'BUY', quantity: '0.002', limitPrice, leverage: 10 })));
         if (o.status === 200 && o.orderStatus === 'NEW') open.push(id);
       }
       // Back off while the cluster refuses, as a client honouring retry-after would (shortened).
