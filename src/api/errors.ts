@@ -10,6 +10,7 @@ import { LeaderRefusedError, LeaderUnavailableError } from '../cluster/errors.js
 import { SequencerStoppedError } from '../sequencer/sequencer.js';
 import { JournalWriteError } from '../journal/ports.js';
 import type { CommandError } from '../engine/records.js';
+import { databaseUnreachable } from '../store/pg-pool.js';
 
 export class ApiError extends Error {
   constructor(
@@ -40,25 +41,6 @@ const FASTIFY_CODES: Record<string, string> = {
 
 /** Error codes of a full or failing disk (better-sqlite3's SqliteError codes, Node's errno codes). */
 const STORAGE_CODES = /^(SQLITE_FULL|SQLITE_IOERR.*|ENOSPC|EDQUOT|EIO|EROFS)$/;
-
-/**
- * A database server that cannot be reached or dropped the connection (PostgreSQL down or restarting): Node's
- * socket errno codes, PostgreSQL's connection-exception (08…) and shutdown (57P01–57P03) SQLSTATEs, and the two
- * failures node-postgres raises without a code.
- */
-const UNREACHABLE_CODES = /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|08\d{3}|08P01|57P0[123])$/;
-const UNREACHABLE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
-
-/** The reason `err` (or an error it wraps) says its database is unreachable, if it does. */
-export function databaseUnreachable(err: unknown): string | undefined {
-  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && UNREACHABLE_CODES.test(code)) return code;
-    if (UNREACHABLE_MESSAGES.test(e.message)) return e.message;
-    if (e instanceof AggregateError) return e.errors.map(databaseUnreachable).find((r) => r !== undefined);
-  }
-  return undefined;
-}
 
 /** The storage code of `err` or of an error it wraps (cause chain), if it is a full or failing disk. */
 export function storageFailureCode(err: unknown): string | undefined {
