@@ -32,14 +32,14 @@ async function untilReconnected<T>(open: () => Promise<T>): Promise<T> {
   }
 }
 
-test('NATS killed and restarted: the flush in between fails stop; every acknowledged command is kept, gap-free', { skip: skipUnlessNatsServerBinary(), timeout: 60_000 }, async (t) => {
+test('NATS killed and restarted, retries off: the flush in between fails stop; every acknowledged command is kept, gap-free', { skip: skipUnlessNatsServerBinary(), timeout: 60_000 }, async (t) => {
   const storeDir = mkdtempSync(join(tmpdir(), 'perpx-nats-'));
   const nats = new PrivateNats(await freePort(), storeDir);
   try {
     await nats.start();
     const nc = await connectNats(nats.url, 'perpx outage test');
     try {
-      const journal = await openJetStreamJournal({ nc, cluster: 'outage', timeoutMs: 1000 });
+      const journal = await openJetStreamJournal({ nc, cluster: 'outage', timeoutMs: 1000, retryForMs: 0 });
       let seq = 0;
       for (let g = 0; g < 10; g++) {
         for (let k = 0; k < 5; k++) journal.append(++seq, cmd(seq));
@@ -65,6 +65,44 @@ test('NATS killed and restarted: the flush in between fails stop; every acknowle
       reopened.append(reopened.lastSeq() + 1, cmd(reopened.lastSeq() + 1));
       await reopened.flush();
       await reopened.close();
+    } finally {
+      await nc.close();
+    }
+  } finally {
+    await nats.stop('SIGKILL');
+    rmSync(storeDir, { recursive: true, force: true });
+  }
+});
+
+test('NATS killed and restarted: a flush in between is retried and lands once; the journal goes on', { skip: skipUnlessNatsServerBinary(), timeout: 60_000 }, async () => {
+  const storeDir = mkdtempSync(join(tmpdir(), 'perpx-nats-'));
+  const nats = new PrivateNats(await freePort(), storeDir);
+  try {
+    await nats.start();
+    const nc = await connectNats(nats.url, 'perpx outage retry test');
+    try {
+      const journal = await openJetStreamJournal({ nc, cluster: 'retry', timeoutMs: 1000 });
+      let seq = 0;
+      for (let g = 0; g < 5; g++) {
+        for (let k = 0; k < 5; k++) journal.append(++seq, cmd(seq));
+        await journal.flush();
+      }
+      await nats.stop('SIGKILL');
+      // Two flushes pipelined while NATS is down: both wait, neither fails.
+      for (let k = 0; k < 5; k++) journal.append(++seq, cmd(seq));
+      const first = journal.flush();
+      for (let k = 0; k < 5; k++) journal.append(++seq, cmd(seq));
+      const second = journal.flush();
+      await new Promise((r) => setTimeout(r, 2500)); // past the 1 s ack wait: the appends are being retried
+      await nats.start();
+      await Promise.all([first, second]);
+      assert.equal(journal.durableSeq(), 35);
+      journal.append(++seq, cmd(seq));
+      await journal.flush();
+      const kept = await entries(journal.read(0));
+      assert.deepEqual(kept.map((e) => e.seq), Array.from({ length: 36 }, (_, k) => k + 1), 'each command once, gap-free');
+      assert.deepEqual(kept.map((e) => e.command), kept.map((e) => cmd(e.seq)), 'each command as appended');
+      await journal.close();
     } finally {
       await nc.close();
     }

@@ -37,7 +37,11 @@ async function killNatsUnderLoad(chaos: ChaosCluster, phases: Phases): Promise<v
       await chaos.nats.start();
       const upAt = Date.now();
       phases.mark('nats down');
-      await until('acknowledged orders once NATS is back', async () => load.acked('place').filter((o) => o.at > upAt).length, (n) => n >= 20, 60_000);
+      await until('acknowledged orders once NATS is back', async () => load.acked('place').filter((o) => o.at > upAt).length, (n) => n >= 20, 60_000)
+        .catch((err: Error) => {
+          const roleState = roles.map((r) => `${r.name} ${r.running ? 'running' : 'exited'}:\n${r.output.slice(-1500)}`).join('\n');
+          throw new Error(`${err.message}\nanswers since: ${JSON.stringify(tally(load.outcomes.filter((o) => o.at > upAt)))}\n${roleState}`);
+        });
       phases.mark('resumed');
     }
   } finally {
