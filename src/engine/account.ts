@@ -55,6 +55,8 @@ class PositionRecord implements Position {
   side: Side;
   /** Safe-integer cost, or NaN when only costBig holds it. */
   costSafe: number;
+  /** smallMoney(cost), a plain field: the margin check reads it for every order. */
+  costDouble: number;
   private costBig: Money | null;
   realizedSafe: number;
   private realizedBig: Money | null;
@@ -72,6 +74,7 @@ class PositionRecord implements Position {
     this.side = p.side;
     this.costBig = p.cost;
     this.costSafe = safeOf(p.cost);
+    this.costDouble = smallUnits(this.costSafe);
     this.realizedBig = p.realizedPnL;
     this.realizedSafe = safeOf(p.realizedPnL);
     this.feeBig = p.fee;
@@ -81,10 +84,6 @@ class PositionRecord implements Position {
     this.updatedAt = p.updatedAt;
   }
 
-  get costDouble(): number {
-    return smallUnits(this.costSafe);
-  }
-
   get cost(): Money {
     return this.costBig ?? (this.costBig = BigInt(this.costSafe));
   }
@@ -92,11 +91,13 @@ class PositionRecord implements Position {
   set cost(v: Money) {
     this.costBig = v;
     this.costSafe = safeOf(v);
+    this.costDouble = smallUnits(this.costSafe);
   }
 
   /** Sets the cost from a safe integer. */
   setCostSafe(n: number): void {
     this.costSafe = n;
+    this.costDouble = smallUnits(n);
     this.costBig = null;
   }
 
@@ -177,6 +178,8 @@ export interface Account {
 class AccountRecord implements Account {
   /** Safe-integer balance, or NaN when only balanceBig holds it. */
   private balanceSafe = 0;
+  /** smallMoney(balance), a plain field: the margin check reads it for every order. */
+  balanceDouble = 0;
   private balanceBig: Money | null = 0n;
   private pendingBig: Money = 0n;
   pendingDouble = 0;
@@ -197,16 +200,14 @@ class AccountRecord implements Account {
   set balance(v: Money) {
     this.balanceBig = v;
     this.balanceSafe = safeOf(v);
-  }
-
-  get balanceDouble(): number {
-    return smallUnits(this.balanceSafe);
+    this.balanceDouble = smallUnits(this.balanceSafe);
   }
 
   addBalance(delta: number): void {
     const b = addSafe(this.balanceSafe, delta);
     if (b === b) {
       this.balanceSafe = b;
+      this.balanceDouble = smallUnits(b);
       this.balanceBig = null;
     } else {
       this.balance = this.balance + BigInt(delta);
