@@ -18,6 +18,7 @@ import { InProcessSessionEvents } from './session-events.js';
 import { verifySiweSignIn } from './siwe-verification.js';
 import { deriveSmartAccountAddress } from './smart-account.js';
 import type { AuthStore, NonceLimits, NonceStore, SessionEvents } from './ports.js';
+import { databaseUnreachable } from '../store/pg-pool.js';
 import {
   AuthError,
   SCOPES,
@@ -333,7 +334,14 @@ export class WalletAuthService implements AuthService {
   private async userById(id: string, now: number): Promise<UserRecord | undefined> {
     let user = this.users.get(id, now);
     if (!user) {
-      user = await this.store.findUserById(id);
+      try {
+        user = await this.store.findUserById(id);
+      } catch (err) {
+        // The shared database is down (cluster): the user last read stays good, since no edit can land meanwhile.
+        const known = databaseUnreachable(err) ? this.users.stale(id) : undefined;
+        if (known) return known;
+        throw err;
+      }
       if (user) this.users.set(id, user, now + USER_TTL_MS);
     }
     return user;

@@ -22,7 +22,9 @@ import {
   type JetStreamClient, type JetStreamManager, type StreamConfig,
 } from '@nats-io/jetstream';
 import { headers, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
+import { randomBytes } from 'node:crypto';
 import { BufferedJournal } from './buffered-journal.js';
+import { appendWithRetry, WRONG_LAST_SEQUENCE } from './jetstream-append-retry.js';
 import { decodeGroup, encodeGroups, payloadChecksum, type EncodedGroup } from './command-group-codec.js';
 import { clusterNames } from './jetstream-names.js';
 import { JournalIntegrityError, JournalWriteError, type JournalEntry } from './ports.js';
@@ -38,8 +40,6 @@ export const LEADER_EPOCH_HEADER = 'Perpx-Leader-Epoch';
 export const LEADER_HEADER = 'Perpx-Leader';
 const TS_HEADER = 'Perpx-Ts';
 const EMPTY = new Uint8Array(0);
-/** JetStream's "wrong last sequence": another writer appended first. */
-const WRONG_LAST_SEQUENCE = 10071;
 /** Room left in a message for its headers and the protocol line. */
 const HEADER_ROOM = 1024;
 /** Bytes a reader asks the server for at a time (a few groups). */
@@ -54,8 +54,10 @@ export interface JetStreamJournalOptions {
   cluster: string;
   /** Stream replicas when the stream is created (1 on one server; 3 in production). Default 1. */
   replicas?: number;
-  /** Ack wait of one append, ms (default 5,000): past it the journal fails stop. */
+  /** Ack wait of one append attempt, ms (default 5,000). */
   timeoutMs?: number;
+  /** How long an append is retried after a lost connection or ack (NATS restarting), ms (default 60,000); then fail-stop. */
+  retryForMs?: number;
 }
 
 /** The stream's settings; a log must never lose its start, so no age, count or size limit. */
@@ -111,6 +113,10 @@ export class JetStreamJournal extends BufferedJournal {
   private streamSeq: number;
   /** The newest flush; acks arrive in order, so it covers every earlier one. */
   private newest: Promise<void> = Promise.resolve();
+  /** The newest group's append: the next one is retried only after it. */
+  private lastAppend: Promise<unknown> = Promise.resolve();
+  /** Names this writer's appends (Nats-Msg-Id), so the server drops a retried copy of a stored one. */
+  private readonly writerId = randomBytes(8).toString('hex');
 
   constructor(
     private readonly nc: NatsConnection,
@@ -118,6 +124,7 @@ export class JetStreamJournal extends BufferedJournal {
     cluster: string,
     tail: { streamSeq: number; seq: number; ts: number },
     timeoutMs = 5000,
+    private readonly retryForMs = 60_000,
   ) {
     super(tail);
     const names = clusterNames(cluster);
@@ -176,7 +183,12 @@ export class JetStreamJournal extends BufferedJournal {
     h.set(FIRST_SEQ_HEADER, String(group.firstSeq));
     h.set(LAST_SEQ_HEADER, String(group.lastSeq));
     h.set(CRC_HEADER, String(payloadChecksum(group.payload)));
-    return this.js.publish(this.subject, group.payload, { headers: h, expect: { lastSequence: expectedLastSeq, streamName: this.stream }, timeout: this.timeoutMs });
+    const send = () => this.js.publish(this.subject, group.payload, {
+      headers: h, msgID: `${this.writerId}-${group.lastSeq}`, expect: { lastSequence: expectedLastSeq, streamName: this.stream }, timeout: this.timeoutMs,
+    });
+    const appended = appendWithRetry(send, this.lastAppend, this.retryForMs);
+    this.lastAppend = appended;
+    return appended;
   }
 
   /** Fail-stop: what was not acknowledged may or may not be in the stream; nothing more may be appended here. */
@@ -317,5 +329,5 @@ export async function openJetStreamJournal(options: JetStreamJournalOptions): Pr
   const jsm = await jetstreamManager(nc);
   const config = await ensureCommandStream(nc, cluster, options.replicas ?? 1);
   const tail = await readCommandTail(jsm, config.name);
-  return new JetStreamJournal(nc, jsm, cluster, tail, options.timeoutMs);
+  return new JetStreamJournal(nc, jsm, cluster, tail, options.timeoutMs, options.retryForMs);
 }

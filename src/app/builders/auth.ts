@@ -15,6 +15,7 @@ import { clusterNames } from '../../journal/jetstream-names.js';
 import { connectNats } from '../../journal/nats-connection.js';
 import type { ExchangeConfig } from '../config.js';
 import { closingOnFailure, type Built } from '../shutdown-registry.js';
+import { resilientPgPool } from '../../store/pg-pool.js';
 
 export type ExchangeAuth = Awaited<ReturnType<typeof createAuthService>>;
 
@@ -75,9 +76,7 @@ async function openSharedState(config: AuthConfig, dataDir: string, log: pino.Lo
   const secrets = await sharedSecrets(config, dataDir);
   const store = new PgAuthStore({ connectionString: config.authDatabaseUrl });
   const nonces = new PgNonceStore({ connectionString: config.authDatabaseUrl, ttlMs: DEFAULT_NONCE_TTL_MS, limits: config.nonceLimits });
-  const accountsPool = new pg.Pool({ connectionString: config.authDatabaseUrl, max: 4 });
-  // An idle client the server ends (restart, admin kill) errors on the pool; the pool replaces it.
-  accountsPool.on('error', () => {});
+  const accountsPool = resilientPgPool({ connectionString: config.authDatabaseUrl, max: 4 });
   const closeStores = { close: async () => void (await Promise.all([store.close(), nonces.close(), accountsPool.end()])) };
   const nc = await closingOnFailure(closeStores, () => connectNats(config.nats.url, 'perpx auth', config.nats.auth));
   const events = new NatsSessionEvents({
