@@ -25,6 +25,11 @@ export interface NatsCommandSubmitterOptions {
   /** How long a gateway waits for the leader's answer, ms (default 10,000: above the journal's ack wait). */
   timeoutMs?: number;
   /**
+   * Where the leader is (issue 30): commands go to the subject of the epoch it names. Without it, to the
+   * shared subject every leader of a one-engine cluster answers.
+   */
+  leader?: { readonly epoch: number | undefined; refresh(): Promise<number | undefined> };
+  /**
    * How long a command waits for a leader while none listens (a takeover under way), retried every 100 ms,
    * ms (default 10,000). Safe to retry: with no responder the command was surely not applied.
    */
@@ -43,17 +48,23 @@ export class NatsCommandSubmitter implements CommandSubmitter {
     this.timeoutMs = options.timeoutMs ?? 10_000;
   }
 
+  private leaderSubject(): string {
+    return this.options.leader ? leaderSubjectOf(this.options.cluster, this.options.leader.epoch) : this.subject;
+  }
+
   async submit(input: CommandInput): Promise<SubmitReceipt> {
     const encoded = encodeCommand(input);
     const giveUpAt = Date.now() + (this.options.waitForLeaderMs ?? 10_000);
     let reply: Msg | undefined;
     while (!reply) {
+      const subject = this.leaderSubject();
       try {
-        reply = await this.options.nc.request(this.subject, encoded, { timeout: this.timeoutMs });
+        reply = await this.options.nc.request(subject, encoded, { timeout: this.timeoutMs });
       } catch (err) {
-        const error = leaderError(err, this.subject, this.timeoutMs);
+        const error = leaderError(err, subject, this.timeoutMs);
         if (error.outcome !== 'not-applied' || Date.now() >= giveUpAt) throw error;
         await new Promise((r) => setTimeout(r, NO_LEADER_RETRY_MS));
+        await this.options.leader?.refresh().catch(() => undefined);
       }
     }
     let answer: SubmitAnswer;
@@ -66,6 +77,11 @@ export class NatsCommandSubmitter implements CommandSubmitter {
     if (!answer.ok) throw new LeaderRefusedError(answer.message, answer.code);
     return { result: answer.result, seq: answer.seq };
   }
+}
+
+export function leaderSubjectOf(cluster: string, epoch: number | undefined): string {
+  const names = clusterNames(cluster);
+  return epoch === undefined ? names.submitSubject : names.leaderSubmitSubject(epoch);
 }
 
 function leaderError(err: unknown, subject: string, timeoutMs: number): LeaderUnavailableError {
@@ -88,6 +104,8 @@ export interface CommandSequencer {
 export interface CommandResponderOptions {
   nc: NatsConnection;
   cluster: string;
+  /** The lease epoch it leads under: it answers on that epoch's subject only (LeaderDirectory). */
+  epoch?: number;
   sequencer: CommandSequencer;
   logger?: pino.Logger;
 }
@@ -105,7 +123,7 @@ export function serveCommands(options: CommandResponderOptions): CommandResponde
   const respond = (msg: Msg, answer: SubmitAnswer): void => {
     if (!msg.respond(encodeAnswer(answer))) log.warn({ subject: msg.subject }, 'command request without a reply subject; answer dropped');
   };
-  const sub: Subscription = nc.subscribe(clusterNames(options.cluster).submitSubject, {
+  const sub: Subscription = nc.subscribe(leaderSubjectOf(options.cluster, options.epoch), {
     queue: LEADER_QUEUE,
     callback: (err, msg) => {
       if (err) {

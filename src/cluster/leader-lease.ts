@@ -10,36 +10,54 @@
  */
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { clusterNames } from '../journal/jetstream-names.js';
 
 const LEASE_KEY = 'leader';
 
 export interface LeaseHolder {
   holder: string;
-  /** Revision of the last write: the leader epoch. */
+  /** The leader epoch (revision of the write that took the lease). */
   revision: number;
   /** When the holder last renewed (server time, ms). */
   renewedAt: number;
 }
 
+/** The key's value: who holds the lease and the epoch it took it at (the revision of its `create`). */
+interface LeaseValue {
+  holder: string;
+  epoch?: number;
+}
+
+/** The epoch a lease entry names: its own revision for the taking write, the recorded one for renewals. */
+function epochOf(e: { revision: number; json<T>(): T }): number {
+  try {
+    return e.json<LeaseValue>().epoch ?? e.revision;
+  } catch {
+    return e.revision;
+  }
+}
+
 export class LeaderLease {
   private revision = 0;
+  private acquired = 0;
 
   private constructor(private readonly kv: KV, readonly holderId: string, readonly ttlMs: number) {}
 
   static async open(nc: NatsConnection, cluster: string, options: { holderId: string; ttlMs: number; replicas?: number }): Promise<LeaderLease> {
-    const kv = await new Kvm(nc).create(`perpx-${cluster}-leader`, { ttl: options.ttlMs, history: 1, replicas: options.replicas ?? 1 });
+    const kv = await new Kvm(nc).create(clusterNames(cluster).leaseBucket, { ttl: options.ttlMs, history: 1, replicas: options.replicas ?? 1 });
     return new LeaderLease(kv, options.holderId, options.ttlMs);
   }
 
-  /** The leader epoch this process holds (0 when it never held the lease). */
+  /** The leader epoch this process holds: the revision it took the lease at (0 when it never held it). */
   get epoch(): number {
-    return this.revision;
+    return this.acquired;
   }
 
   /** Takes the lease when nobody holds it. True when this process now holds it. */
   async tryAcquire(): Promise<boolean> {
     try {
-      this.revision = await this.kv.create(LEASE_KEY, this.holderId);
+      this.revision = await this.kv.create(LEASE_KEY, JSON.stringify({ holder: this.holderId } satisfies LeaseValue));
+      this.acquired = this.revision;
       return true;
     } catch (err) {
       if (isRevisionConflict(err)) return false;
@@ -50,7 +68,7 @@ export class LeaderLease {
   /** Renews a held lease (compare-and-set on the last revision). False: it was lost (expired and taken, or deleted). */
   async renew(): Promise<boolean> {
     try {
-      this.revision = await this.kv.update(LEASE_KEY, this.holderId, this.revision);
+      this.revision = await this.kv.update(LEASE_KEY, JSON.stringify({ holder: this.holderId, epoch: this.acquired } satisfies LeaseValue), this.revision);
       return true;
     } catch (err) {
       if (isRevisionConflict(err)) return false;
@@ -66,7 +84,7 @@ export class LeaderLease {
   async current(): Promise<LeaseHolder | undefined> {
     const e = await this.kv.get(LEASE_KEY);
     if (!e || e.operation !== 'PUT') return undefined;
-    return { holder: e.string(), revision: e.revision, renewedAt: e.created.getTime() };
+    return { holder: e.json<LeaseValue>().holder, revision: epochOf(e), renewedAt: e.created.getTime() };
   }
 }
 
@@ -74,4 +92,64 @@ export class LeaderLease {
 function isRevisionConflict(err: unknown): boolean {
   const e = err as { code?: unknown; api_error?: { err_code?: number }; message?: string };
   return e?.api_error?.err_code === 10071 || /wrong last sequence|key exists/i.test(String(e?.message ?? ''));
+}
+
+/**
+ * A gateway's view of who leads: the lease's epoch, kept current by a watch on the KV key, so commands go to
+ * the leader's own subject (`leaderSubmitSubject(epoch)`) and never to a deposed leader that is still
+ * subscribed (stopped, not dead). Opens the bucket without creating it (an engine creates it).
+ */
+export class LeaderDirectory {
+  private current: number | undefined;
+  private stopped = false;
+
+  private constructor(private readonly kv: KV) {}
+
+  static async open(nc: NatsConnection, cluster: string): Promise<LeaderDirectory> {
+    const names = clusterNames(cluster);
+    // Until an engine created the bucket there is no leader: wait for it (the gateway may start first).
+    for (;;) {
+      try {
+        const dir = new LeaderDirectory(await new Kvm(nc).open(names.leaseBucket));
+        await dir.refresh();
+        void dir.watch();
+        return dir;
+      } catch (err) {
+        if (!/not found/i.test(String((err as Error)?.message))) throw err;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  }
+
+  /** Lease epoch of the leader, as last seen (undefined: none known). */
+  get epoch(): number | undefined {
+    return this.current;
+  }
+
+  async refresh(): Promise<number | undefined> {
+    const e = await this.kv.get(LEASE_KEY);
+    if (e && e.operation === 'PUT' && (this.current === undefined || epochOf(e) > this.current)) this.current = epochOf(e);
+    return this.current;
+  }
+
+  close(): void {
+    this.stopped = true;
+  }
+
+  private async watch(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        const updates = await this.kv.watch({ key: LEASE_KEY });
+        for await (const e of updates) {
+          if (this.stopped) {
+            updates.stop();
+            break;
+          }
+          if (e.operation === 'PUT' && (this.current === undefined || epochOf(e) > this.current)) this.current = epochOf(e);
+        }
+      } catch {
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
 }

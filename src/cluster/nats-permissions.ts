@@ -70,17 +70,20 @@ export function rolePermissions(cluster: string, role: NatsRole): RolePermission
           `$O.${names.snapshotBucket}.>`,
           ...followLog,
           ...readStream(realtimeStream, true),
-          ...[names.commandStream, realtimeStream, snapshotStream].map((s) => `$JS.API.STREAM.CREATE.${s}`),
+          ...[names.commandStream, realtimeStream, snapshotStream, names.leaseStream].map((s) => `$JS.API.STREAM.CREATE.${s}`),
+          // The leader lease: create, renew (compare-and-set) and release its one key.
+          `$KV.${names.leaseBucket}.>`,
+          ...readStream(names.leaseStream),
           // The broker raises its stream's limits to the history size; object store deletes purge one object's chunks.
           `$JS.API.STREAM.UPDATE.${realtimeStream}`,
           `$JS.API.STREAM.PURGE.${snapshotStream}`,
         ],
-        subscribe: ['_INBOX.>', names.submitSubject, ...admin, revocations, `${realtime}.>`],
+        subscribe: ['_INBOX.>', names.submitSubject, `${names.submitSubject}.*`, ...admin, revocations, `${realtime}.>`],
         allowResponses: true,
       };
     case 'gateway':
       return {
-        publish: [names.submitSubject, ...admin, revocations, ...followLog, ...readStream(realtimeStream, true)],
+        publish: [names.submitSubject, `${names.submitSubject}.*`, ...admin, revocations, ...followLog, ...readStream(realtimeStream, true), ...readStream(names.leaseStream, true)],
         subscribe: ['_INBOX.>', revocations, `${realtime}.>`],
         allowResponses: false,
       };

@@ -10,6 +10,7 @@ import pino from 'pino';
 import { natsEngineAdmin } from '../../cluster/admin-transport.js';
 import { newCommandPathTiming, timedClusterSubmit } from '../../cluster/command-path-timing.js';
 import { NatsCommandSubmitter } from '../../cluster/command-transport.js';
+import { LeaderDirectory } from '../../cluster/leader-lease.js';
 import type { JetStreamEngineFollower } from '../../cluster/follower.js';
 import type { Submit } from '../../engine/commands.js';
 import { feedInstrumentOf, OperatorPush } from '../../feeds/index.js';
@@ -69,7 +70,10 @@ export async function startGatewayNode(base: ExchangeConfig, options: StartOptio
     const readModel = shutdown.add('read model', await buildReadModel(config, dataDir));
     const { follower, nc } = shutdown.add('follower', await buildFollower(config, 'perpx gateway', { log, onFailed: options.onFatal }));
     clock.wiringStarts();
-    const leader = new NatsCommandSubmitter({ nc, cluster: config.nats.cluster });
+    // Who leads (the lease epoch, watched): commands go to that leader's own subject.
+    const directory = await LeaderDirectory.open(nc, config.nats.cluster);
+    shutdown.add('leader directory', { service: directory, stop: () => directory.close() });
+    const leader = new NatsCommandSubmitter({ nc, cluster: config.nats.cluster, leader: directory });
     const timing = newCommandPathTiming();
     const submit: Submit = timedClusterSubmit(leader, follower, timing, FOLLOWER_WAIT_MS);
     const projected = new ProjectedSeqWatch({ lastSeq: () => readModel.store.projector.lastSeq() });

@@ -76,7 +76,7 @@ export async function startLeaderStack(config: ExchangeConfig, engine: Engine, o
     // Commands from the gateways: taken only once everything above runs; stopped first, before the sequencer.
     const nc = await connectNats(config.nats.url, 'perpx engine commands', config.nats.auth);
     shutdown.add('nats', { service: nc, stop: () => nc.drain().catch(() => nc.close()) });
-    const responder = serveCommands({ nc, cluster: config.nats.cluster, sequencer, logger: log.child({ module: 'commands' }) });
+    const responder = serveCommands({ nc, cluster: config.nats.cluster, epoch: o.epoch, sequencer, logger: log.child({ module: 'commands' }) });
     shutdown.add('command responder', { service: responder, stop: () => responder.close() });
     const admin = serveAdmin({
       nc, cluster: config.nats.cluster, admin: sequencer, stats: () => ({ seq: engine.seq, stats: sequencer.stats }), logger: log.child({ module: 'admin' }),
