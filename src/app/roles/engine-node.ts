@@ -151,10 +151,17 @@ class EngineNode implements RunningEngineNode {
   private async run(): Promise<void> {
     while (!this.stopping) {
       this.state = 'standby';
-      this.standby = await buildFollower(this.config, `perpx engine standby ${this.id}`, {
-        log: this.log,
-        onFailed: (err) => this.onFatal?.(err),
-      });
+      try {
+        this.standby = await buildFollower(this.config, `perpx engine standby ${this.id}`, {
+          log: this.log,
+          onFailed: (err) => this.onFatal?.(err),
+        });
+      } catch (err) {
+        // NATS unreachable (an outage): keep trying; nothing is led or acknowledged meanwhile.
+        this.log.warn({ err }, 'cannot follow the log yet; retrying');
+        await sleep(1000);
+        continue;
+      }
       this.log.info({ seq: this.standby.service.follower.seq }, 'engine standby following the log');
       this.firstPhase.resolve();
       while (!this.stopping && !(await this.tryAcquire())) await sleep(ACQUIRE_POLL_MS);
