@@ -61,8 +61,8 @@ export interface GatewayPorts {
   servers: HttpServers;
   /** Histograms of this process's own added to /metrics (a cluster gateway's command path). */
   metricsHistograms?: MetricsSources['histograms'];
-  /** Run before each /metrics scrape (a cluster gateway copies the leader's sequencer statistics). */
-  metricsRefresh?: MetricsSources['refresh'];
+  /** Run before /metrics and admin status read `sequencer.stats` (a cluster gateway copies the leader's). */
+  statsRefresh?: MetricsSources['refresh'];
   log: pino.Logger;
 }
 
@@ -102,7 +102,10 @@ function apiDeps(config: GatewayConfig, p: GatewayPorts): ApiDeps {
     setRole: (exchangeId, role) => auth.auth.setRole(exchangeId, role),
     snapshotNow: () => sequencer.snapshotNow(),
     checkpoint: () => sequencer.checkpoint(),
-    status: () => exchangeStatus(p),
+    status: async () => {
+      await p.statsRefresh?.();
+      return exchangeStatus(p);
+    },
   };
   const caughtUp = () => p.projection.whenCaughtUp(sequencer.seq);
   const accounts = {
@@ -127,7 +130,7 @@ function apiDeps(config: GatewayConfig, p: GatewayPorts): ApiDeps {
     clock: Date.now,
     config: { faucetAmount: config.faucetAmount, bodyLimit: config.httpBodyLimit, timeouts: config.httpTimeouts, rateLimits: config.rateLimits },
     admin,
-    metrics: createExchangeMetrics({ engine, sequencer, ledger: () => engine.ledger(), realtime: () => p.realtime.stats, histograms: p.metricsHistograms, refresh: p.metricsRefresh }),
+    metrics: createExchangeMetrics({ engine, sequencer, ledger: () => engine.ledger(), realtime: () => p.realtime.stats, histograms: p.metricsHistograms, refresh: p.statsRefresh }),
     accounts,
     indexPush: (instrument, price) => p.indexPush.push(instrument, price),
     marketDataTokens: auth.marketData,

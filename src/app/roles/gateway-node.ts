@@ -106,7 +106,7 @@ export async function startGatewayNode(base: ExchangeConfig, options: StartOptio
         whenCaughtUp: (seq) => projected.whenCaughtUp(seq),
         status: () => ({ projectedSeq: projected.projectedSeq, state: 'current' }),
       },
-      marketMakers: () => 0, startup: clock, metricsRefresh: () => leaderStats.refresh(),
+      marketMakers: () => 0, startup: clock, statsRefresh: () => leaderStats.refresh(),
       metricsHistograms: [
         ['perpx_gateway_leader_roundtrip_seconds', 'Command request to the engine leader until its answer (NATS both ways, engine apply, JetStream append)', () => timing.leaderRoundTrip],
         ['perpx_gateway_follower_wait_seconds', "After the leader's answer, until this gateway's follower applied the command (read-your-writes)", () => timing.followerWait],
