@@ -20,7 +20,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import type { Command } from '../src/engine/commands.js';
 import { AppendBuffer } from '../src/journal/append-buffer.js';
 import { encodeGroups } from '../src/journal/command-group-codec.js';
-import { connectNats } from '../src/journal/durable-location.js';
+import { connectNats, NO_NATS_AUTH } from '../src/journal/nats-connection.js';
 import { openJetStreamJournal } from '../src/journal/jetstream-journal.js';
 import { clusterNames } from '../src/journal/jetstream-names.js';
 import type { CommandJournal } from '../src/journal/ports.js';
@@ -82,7 +82,7 @@ async function sqliteRows(commands: Command[], runs: Runs): Promise<Row[]> {
 }
 
 async function jetstreamRows(commands: Command[], runs: Runs): Promise<Row[]> {
-  const nc = await connectNats(NATS_URL, 'perpx journal bench');
+  const nc = await connectNats(NATS_URL, 'perpx journal bench', NO_NATS_AUTH);
   const jsm = await jetstreamManager(nc);
   const rows: Row[] = [];
   try {

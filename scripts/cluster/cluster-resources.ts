@@ -11,7 +11,7 @@ import { clusterNames } from '../../src/journal/jetstream-names.js';
 /** The streams a cluster creates: the command log, the real-time history, and the object store of snapshots. */
 export function clusterStreams(cluster: string): string[] {
   const names = clusterNames(cluster);
-  return [names.commandStream, `PERPX_${cluster}_REALTIME`, `OBJ_${names.snapshotBucket}`];
+  return [names.commandStream, names.realtimeStream, names.snapshotStream];
 }
 
 /** Deletes the cluster's streams (those that exist); returns the names deleted. */

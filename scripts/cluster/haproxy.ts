@@ -1,9 +1,9 @@
 /**
  * Debian's haproxy in front of a cluster's gateways, so clients keep one URL while gateways come and go: its
- * configuration (HTTP mode, websocket upgrades tunnelled, health checks on GET /api/ping, sign-in sticky by
- * client address) and the process
- * itself (foreground, stopped softly so the gateways can close their websockets first). Used by
- * `npm run cluster` and the gateway-kill test.
+ * configuration (HTTP mode, websocket upgrades tunnelled, health checks on GET /api/ping; no sticky rule: any
+ * gateway serves any request, sign-in included, its nonces being in PostgreSQL) and the process itself
+ * (foreground, stopped softly so the gateways can close their websockets first). Used by `npm run cluster` and
+ * the gateway-kill test.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, writeFileSync } from 'node:fs';
@@ -69,8 +69,6 @@ export function haproxyConfig(o: HaproxyOptions): string {
     '',
     'frontend perpx',
     `  bind ${o.host}:${o.port}`,
-    '  acl sign_in path_beg /auth/',
-    '  use_backend sign-in if sign_in',
     '  default_backend gateways',
     '',
     'backend gateways',
@@ -80,13 +78,6 @@ export function haproxyConfig(o: HaproxyOptions): string {
     '  http-check expect status 200',
     '  default-server inter 500ms fall 2 rise 1',
     ...o.gateways.map((g) => `  server ${g.name} ${g.address} check`),
-    '',
-    // A sign-in nonce lives in the memory of the gateway that issued it (src/auth/nonce-store.ts): the nonce
-    // request and the signed sign-in of one client must reach the same gateway. Same servers, same health.
-    'backend sign-in',
-    '  balance source',
-    '  hash-type consistent',
-    ...o.gateways.map((g) => `  server ${g.name} ${g.address} track gateways/${g.name}`),
     '',
   ].join('\n');
 }

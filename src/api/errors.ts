@@ -10,6 +10,7 @@ import { LeaderRefusedError, LeaderUnavailableError } from '../cluster/errors.js
 import { SequencerStoppedError } from '../sequencer/sequencer.js';
 import { JournalWriteError } from '../journal/ports.js';
 import type { CommandError } from '../engine/records.js';
+import { databaseUnreachable } from '../store/pg-pool.js';
 
 export class ApiError extends Error {
   constructor(
@@ -117,6 +118,13 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
       request.log.error({ err }, 'storage failure');
       reply.header('retry-after', '5');
       return send(reply, 503, 'STORAGE_UNAVAILABLE', `The server cannot write its data (${storage}); try again later`);
+    }
+    const unreachable = databaseUnreachable(err);
+    if (unreachable) {
+      // E.g. PostgreSQL restarting under a cluster's gateways: sign-in and history wait for it, trading goes on.
+      request.log.error({ err }, 'database unreachable');
+      reply.header('retry-after', '1');
+      return send(reply, 503, 'DATABASE_UNAVAILABLE', `The server cannot reach its database (${unreachable}); try again shortly`);
     }
     if (err instanceof SequencerStoppedError) {
       // Only a request that outlived the stop's grace period gets here: nothing was applied, retry elsewhere.

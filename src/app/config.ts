@@ -3,21 +3,26 @@
  * Process configuration from environment variables. Every variable has a default; `CONFIG_VARS` declares
  * them all, and docs/configuration.md's table is generated from it (`npm run docs:config`).
  */
+import { readFileSync } from 'node:fs';
 import type { RealtimeLimits } from '../realtime/limits.js';
 import { DEFAULT_MARKET_MAKER_SETTINGS, type MarketMakerSettings } from '../simulation/market-maker.js';
 import { proxyTrust } from '../api/client-ip.js';
 import { DEFAULT_API_CONFIG, DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../api/ports.js';
 import { DEFAULT_RATE_LIMITS, type Budget, type RateLimits } from '../api/rate-limits.js';
-import { DEFAULT_NONCE_LIMITS, type NonceLimits } from '../auth/nonce-store.js';
+import { DEFAULT_NONCE_LIMITS } from '../auth/nonce-store.js';
+import type { NonceLimits } from '../auth/ports.js';
 import { DEFAULT_ALLOWED_DOMAINS } from '../auth/origin-allow-list.js';
 import { isClusterName } from '../journal/jetstream-names.js';
+import type { NatsAuth } from '../journal/nats-connection.js';
 
 export interface NatsConfig {
   url: string;
-  /** Names this exchange's stream and bucket (perpx.<cluster>.commands …), so several can share one NATS. */
+  /** Names this exchange's stream and bucket (perpx.<cluster>.log.* …), so several can share one NATS. */
   cluster: string;
   /** Replicas of the stream and bucket when they are created: 1 on one server, 3 in production. */
   streamReplicas: number;
+  /** Credentials every connection of this process presents (its role's user: docs/operations.md). */
+  auth: NatsAuth;
 }
 
 export interface ExchangeConfig {
@@ -130,10 +135,14 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'JOURNAL_WRITER', default: 'thread', doc: 'Where journal commits (and their fsync) run: thread = a writer thread, so the event loop keeps serving requests meanwhile; inline = on the event loop.' },
   { env: 'JOURNAL', default: 'sqlite', doc: 'Where the command journal and the engine snapshots live: sqlite = DATA_DIR/journal.db and DATA_DIR/snapshots; jetstream = a NATS JetStream stream and object store (NATS_URL, CLUSTER_NAME), replicated when NATS_STREAM_REPLICAS > 1 (docs/operations.md, "JetStream journal").' },
   { env: 'NATS_URL', default: 'nats://127.0.0.1:4222', doc: 'NATS server(s), comma-separated, for JOURNAL=jetstream, REALTIME_BROKER=nats and AUTH_STORE=postgres (session revocations).' },
-  { env: 'AUTH_STORE', default: 'sqlite', doc: 'Where users, profiles, trade signals, mobile-app rules, OAuth integrations and grants, sessions, API keys, the JWT signing key and the operator token live: sqlite = DATA_DIR/auth.db and files in DATA_DIR; postgres = AUTH_DATABASE_URL, shared by every gateway, no auth.db (the operator token is copied to DATA_DIR/operator-token for the CLI), with session revocations broadcast on NATS (NATS_URL, subject perpx.<CLUSTER_NAME>.sessions.revoked). See docs/operations.md, "Shared state".' },
+  { env: 'AUTH_STORE', default: 'sqlite', doc: 'Where users, profiles, trade signals, mobile-app rules, OAuth integrations and grants, sessions, API keys, sign-in nonces (sqlite: in memory), the JWT signing key and the operator token live: sqlite = DATA_DIR/auth.db and files in DATA_DIR; postgres = AUTH_DATABASE_URL, shared by every gateway, no auth.db (the operator token is copied to DATA_DIR/operator-token for the CLI), with session revocations broadcast on NATS (NATS_URL, subject perpx.<CLUSTER_NAME>.sessions.revoked). See docs/operations.md, "Shared state".' },
   { env: 'AUTH_DATABASE_URL', default: '(unset)', doc: 'PostgreSQL connection string (postgres://…) of the auth store; required with AUTH_STORE=postgres. Its tables are created on start.' },
   { env: 'REALTIME_BROKER', default: 'memory', doc: 'Where real-time publications and their history go: memory = this process; nats = the JetStream stream PERPX_<CLUSTER_NAME>_REALTIME (subjects perpx.<CLUSTER_NAME>.rt.*), so a client recovers on any gateway (docs/operations.md, "Shared state").' },
-  { env: 'CLUSTER_NAME', default: 'perpx', doc: 'Names the JetStream resources (stream PERPX_<name>_COMMANDS on subject perpx.<name>.commands, bucket perpx-<name>-snapshots): letters, digits, _ and -.' },
+  { env: 'CLUSTER_NAME', default: 'perpx', doc: 'Names the JetStream resources (stream PERPX_<name>_COMMANDS on subjects perpx.<name>.log.*, bucket perpx-<name>-snapshots): letters, digits, _ and -.' },
+  { env: 'NATS_CREDS', default: '(unset)', doc: 'Path of a NATS credentials file (user JWT + nkey seed, as `nsc` writes them) every NATS connection of this process presents; read again on each reconnect. One of NATS_CREDS, NATS_USER + NATS_PASSWORD or NATS_TOKEN at most. Each cluster role connects as its own user, whose permissions say what it may publish (docs/cluster.md, "NATS credentials and permissions").' },
+  { env: 'NATS_USER', default: '(unset)', doc: 'NATS user name every NATS connection of this process presents, with NATS_PASSWORD (both or neither): the role\'s user in the `authorization` block scripts/cluster/nats-permissions.ts writes.' },
+  { env: 'NATS_PASSWORD', default: '(unset)', doc: 'Password of NATS_USER.' },
+  { env: 'NATS_TOKEN', default: '(unset)', doc: 'NATS authentication token (a server with one `authorization { token }`: no per-role permissions, so every process may do everything); not with NATS_CREDS or NATS_USER.' },
   { env: 'NATS_STREAM_REPLICAS', default: '1', doc: 'Replicas of the command stream and snapshot bucket when first created (1 on a single NATS server; 3 on the production three-node cluster). Changing it later: `nats stream edit`.' },
   { env: 'READ_STORE_URL', default: '(unset)', doc: 'PostgreSQL connection string (postgres://…) for the history read model; unset = SQLite in DATA_DIR/read.db. The read model is rebuilt from the journal if it is empty or behind.' },
   { env: 'READ_MODEL_WRITER', default: 'thread', doc: 'Where engine events are written into the history read model (read.db): thread = a worker thread; inline = on the event loop.' },
@@ -193,8 +202,8 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   ...budgetVars('ORDERS', DEFAULT_RATE_LIMITS.orders, 'per API key, OAuth grant or user (access token) for order, position and TpSl changes'),
   ...budgetVars('FAUCET', DEFAULT_RATE_LIMITS.faucet, 'per API key, OAuth grant or user for POST /api/user/faucet'),
   ...budgetVars('READS', DEFAULT_RATE_LIMITS.reads, 'per API key, OAuth grant or user for every other authenticated request'),
-  { env: 'AUTH_NONCES_PER_IP', default: String(DEFAULT_NONCE_LIMITS.perClient), doc: 'Outstanding sign-in nonces one client IP may hold; beyond it its own oldest is dropped (so one client cannot push out everyone else\'s).' },
-  { env: 'AUTH_NONCES_MAX', default: String(DEFAULT_NONCE_LIMITS.capacity), doc: 'Outstanding sign-in nonces kept in memory in all; beyond it the oldest are dropped.' },
+  { env: 'AUTH_NONCES_PER_IP', default: String(DEFAULT_NONCE_LIMITS.perClient), doc: 'Outstanding sign-in nonces one client IP may hold (with AUTH_STORE=postgres on all gateways together); beyond it its own oldest is dropped (so one client cannot push out everyone else\'s).' },
+  { env: 'AUTH_NONCES_MAX', default: String(DEFAULT_NONCE_LIMITS.capacity), doc: 'Outstanding sign-in nonces kept in all (in memory; with AUTH_STORE=postgres in the shared auth_nonces table, trimmed by each gateway\'s sweep every minute); beyond it the oldest are dropped.' },
 ];
 
 function budgetVars(name: string, def: Budget, what: string): ConfigVar[] {
@@ -290,6 +299,32 @@ function httpTimeouts(env: Env): HttpTimeouts {
   return t;
 }
 
+/** At most one way to authenticate: the server checks one, and a second would silently go unused. */
+function natsAuth(env: Env): NatsAuth {
+  const creds = str(env, 'NATS_CREDS', '');
+  const user = str(env, 'NATS_USER', '');
+  const password = env.NATS_PASSWORD ?? '';
+  const token = env.NATS_TOKEN ?? '';
+  const given = [creds && 'NATS_CREDS', (user || password) && 'NATS_USER/NATS_PASSWORD', token && 'NATS_TOKEN'].filter(Boolean);
+  if (given.length > 1) throw new ConfigError(`NATS credentials: set one of NATS_CREDS, NATS_USER + NATS_PASSWORD or NATS_TOKEN, got ${given.join(' and ')}`);
+  if ((user === '') !== (password === '')) throw new ConfigError('NATS_USER and NATS_PASSWORD go together: set both or neither');
+  if (creds !== '') {
+    let text: string;
+    try {
+      text = readFileSync(creds, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`NATS_CREDS: cannot read ${creds} (${(err as Error).message})`);
+    }
+    if (!/-----BEGIN NATS USER JWT-----/.test(text) || !/-----BEGIN USER NKEY SEED-----/.test(text)) {
+      throw new ConfigError(`NATS_CREDS: ${creds} is not a NATS credentials file (a user JWT and an nkey seed block)`);
+    }
+    return { kind: 'creds', file: creds };
+  }
+  if (user !== '') return { kind: 'password', user, password };
+  if (token !== '') return { kind: 'token', token };
+  return { kind: 'none' };
+}
+
 function postgresUrl(name: string, raw: string): string {
   if (raw !== '' && !/^postgres(ql)?:\/\//.test(raw)) throw new ConfigError(`${name} must be a postgres:// connection string, got "${raw}"`);
   return raw;
@@ -339,7 +374,7 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
     signatureThreads: int(env, 'SIGNATURE_THREADS', 2),
     journalWriter,
     journal,
-    nats: { url: str(env, 'NATS_URL', 'nats://127.0.0.1:4222'), cluster, streamReplicas: int(env, 'NATS_STREAM_REPLICAS', 1, 1) },
+    nats: { url: str(env, 'NATS_URL', 'nats://127.0.0.1:4222'), cluster, streamReplicas: int(env, 'NATS_STREAM_REPLICAS', 1, 1), auth: natsAuth(env) },
     readModelWriter,
     readModelLingerMs: int(env, 'READ_MODEL_LINGER_MS', 50),
     readStoreUrl: postgresUrl('READ_STORE_URL', str(env, 'READ_STORE_URL', '')),

@@ -9,7 +9,7 @@ import { AccessTokens, DEFAULT_TOKEN_ISSUER, type AccessClaims } from './access-
 import { ApiKeyManager } from './api-key-manager.js';
 import { BoundedCache } from './bounded-cache.js';
 import { loadOrCreateSigningKey, type SigningKey } from './jwt-signing-key.js';
-import { DEFAULT_NONCE_LIMITS, NonceStore, type NonceLimits } from './nonce-store.js';
+import { DEFAULT_NONCE_LIMITS, DEFAULT_NONCE_TTL_MS, MemoryNonceStore } from './nonce-store.js';
 import { DEFAULT_ALLOWED_DOMAINS, OriginAllowList } from './origin-allow-list.js';
 import { RefreshRotation } from './refresh-rotation.js';
 import { RevokedSessions } from './revoked-sessions.js';
@@ -17,7 +17,8 @@ import { sha256Hex } from './secrets.js';
 import { InProcessSessionEvents } from './session-events.js';
 import { verifySiweSignIn } from './siwe-verification.js';
 import { deriveSmartAccountAddress } from './smart-account.js';
-import type { AuthStore, SessionEvents } from './ports.js';
+import type { AuthStore, NonceLimits, NonceStore, SessionEvents } from './ports.js';
+import { databaseUnreachable } from '../store/pg-pool.js';
 import {
   AuthError,
   SCOPES,
@@ -49,10 +50,12 @@ export interface AuthServiceOptions {
   refreshTokenTtlSec?: number;
   /** how long a rotated refresh token still yields its successor (concurrent refreshes); default 10 */
   refreshGraceSec?: number;
-  /** default 300 */
+  /** default 300; for the in-memory nonces (a given `nonces` store has its own) */
   nonceTtlSec?: number;
-  /** outstanding nonces in all and per client; default DEFAULT_NONCE_LIMITS */
+  /** outstanding nonces in all and per client; default DEFAULT_NONCE_LIMITS; for the in-memory nonces too */
   nonceLimits?: NonceLimits;
+  /** sign-in nonces shared by every gateway (PgNonceStore in a cluster); migrated here, closed by the caller. Default: in memory */
+  nonces?: NonceStore;
   /** SIWE domain/URI patterns (`host`, `host:port`, `host:*`); default evedex.com, localhost:*, 127.0.0.1:* */
   allowedDomains?: string[];
   /** JWT `iss`; default 'perpx' */
@@ -67,7 +70,7 @@ const DEFAULTS = {
   accessTokenTtlSec: 300,
   refreshTokenTtlSec: 30 * 24 * 3600,
   refreshGraceSec: 10,
-  nonceTtlSec: 300,
+  nonceTtlSec: DEFAULT_NONCE_TTL_MS / 1000,
   issuer: DEFAULT_TOKEN_ISSUER,
 };
 
@@ -77,8 +80,10 @@ const CLOCK_SLACK_MS = 60_000;
 export async function createAuthService(opts: AuthServiceOptions): Promise<WalletAuthService> {
   const store = opts.store;
   await store.migrate();
-  const key = opts.signingKey ?? (await loadOrCreateSigningKey(opts.dataDir));
   const now = opts.now ?? Date.now;
+  const nonces = opts.nonces ?? new MemoryNonceStore((opts.nonceTtlSec ?? DEFAULTS.nonceTtlSec) * 1000, now, opts.nonceLimits ?? DEFAULT_NONCE_LIMITS);
+  await nonces.migrate();
+  const key = opts.signingKey ?? (await loadOrCreateSigningKey(opts.dataDir));
   const access = new AccessTokens(
     key,
     opts.issuer ?? DEFAULTS.issuer,
@@ -97,7 +102,7 @@ export async function createAuthService(opts: AuthServiceOptions): Promise<Walle
       graceMs: (opts.refreshGraceSec ?? DEFAULTS.refreshGraceSec) * 1000,
       now,
     }),
-    nonces: new NonceStore((opts.nonceTtlSec ?? DEFAULTS.nonceTtlSec) * 1000, now, opts.nonceLimits ?? DEFAULT_NONCE_LIMITS),
+    nonces,
     origins: new OriginAllowList(opts.allowedDomains ?? DEFAULT_ALLOWED_DOMAINS),
     events: opts.sessionEvents ?? new InProcessSessionEvents(),
     revoked,
@@ -159,12 +164,12 @@ export class WalletAuthService implements AuthService {
     cfg.events.subscribe((e) => cfg.revoked.add(e.sessionId, e.revokedAt, cfg.now()));
   }
 
-  issueNonce(client?: string): { nonce: string } {
-    return { nonce: this.cfg.nonces.issue(client) };
+  async issueNonce(client?: string): Promise<{ nonce: string }> {
+    return { nonce: await this.cfg.nonces.issue(client) };
   }
 
   async signIn(body: SignInBody): Promise<{ user: UserRecord; token: TokenPair }> {
-    const wallet = verifySiweSignIn(body, {
+    const wallet = await verifySiweSignIn(body, {
       chainId: this.cfg.chainId,
       origins: this.cfg.origins,
       nonces: this.cfg.nonces,
@@ -329,7 +334,14 @@ export class WalletAuthService implements AuthService {
   private async userById(id: string, now: number): Promise<UserRecord | undefined> {
     let user = this.users.get(id, now);
     if (!user) {
-      user = await this.store.findUserById(id);
+      try {
+        user = await this.store.findUserById(id);
+      } catch (err) {
+        // The shared database is down (cluster): the user last read stays good, since no edit can land meanwhile.
+        const known = databaseUnreachable(err) ? this.users.stale(id) : undefined;
+        if (known) return known;
+        throw err;
+      }
       if (user) this.users.set(id, user, now + USER_TTL_MS);
     }
     return user;

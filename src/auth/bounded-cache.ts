@@ -18,11 +18,15 @@ export class BoundedCache<K, V> {
   /** The value, or undefined when absent or expired at `now` (ms). */
   get(key: K, now: number): V | undefined {
     const e = this.entries.get(key);
-    if (!e) return undefined;
+    if (!e || e.expiresAt <= now) return undefined;
     this.entries.delete(key);
-    if (e.expiresAt <= now) return undefined;
     this.entries.set(key, e);
     return e.value;
+  }
+
+  /** The value even when expired (kept until evicted), for a caller whose source cannot be read right now. */
+  stale(key: K): V | undefined {
+    return this.entries.get(key)?.value;
   }
 
   /** Stores `value` until `expiresAt` (ms), evicting the least recently used entry when full. */

@@ -5,7 +5,9 @@ export type { AuthService, AuthContext, UserRecord, TokenPair, SignInBody, ApiKe
 export { InProcessSessionEvents } from './session-events.js';
 export { NatsSessionEvents, type NatsSessionEventsOptions } from './nats-session-events.js';
 export type { SessionEvents } from './ports.js';
-export type { AuthStore } from './ports.js';
+export type { AuthStore, NonceStore, NonceLimits } from './ports.js';
+export { MemoryNonceStore, DEFAULT_NONCE_TTL_MS } from './nonce-store.js';
+export { PgNonceStore, type PgNonceStoreOptions } from './pg-nonce-store.js';
 export { SqliteAuthStore } from './sqlite-auth-store.js';
 export { PgAuthStore, type PgAuthStoreOptions } from './pg-auth-store.js';
 export { DEFAULT_ALLOWED_DOMAINS } from './origin-allow-list.js';

@@ -1,30 +1,32 @@
 /**
- * Sign-in nonces: issued by us, single-use, short-lived. In memory: a nonce only has to survive
- * the few seconds between GET /auth/nonce and the sign-in POST, and a restart merely makes
- * clients fetch a new one. With several gateway processes, route sign-in sticky or share this.
+ * Sign-in nonces in memory (one process, AUTH_STORE=sqlite): a nonce only has to survive the few seconds
+ * between GET /auth/nonce and the sign-in POST, and a restart merely makes clients fetch a new one. A cluster's
+ * gateways share theirs in PostgreSQL instead (pg-nonce-store.ts).
  */
 import { LRUCache } from 'lru-cache';
+import type { NonceLimits, NonceStore } from './ports.js';
 import { randomAlphanumeric } from './secrets.js';
 
 /** 17+ alphanumerics (EIP-4361 asks for at least 8); 20 gives ~119 bits. */
 const NONCE_LENGTH = 20;
 
-export interface NonceLimits {
-  /** Outstanding nonces kept in all (memory bound); beyond it the least recently used go first. */
-  capacity: number;
-  /**
-   * Outstanding nonces one client (IP) may hold; its own oldest goes first beyond it, so a flood from one
-   * client cannot push out everyone else's nonces.
-   */
-  perClient: number;
-}
-
 export const DEFAULT_NONCE_LIMITS: NonceLimits = { capacity: 100_000, perClient: 32 };
 
-/** Callers that do not say who asks (in-process use, tests) share this client. */
-const UNNAMED_CLIENT = '';
+/** How long an issued nonce may be used (docs/api.md promises 5 minutes). */
+export const DEFAULT_NONCE_TTL_MS = 300_000;
 
-export class NonceStore {
+/** Callers that do not say who asks (in-process use, tests) share this client. */
+export const UNNAMED_CLIENT = '';
+
+export function newNonce(): string {
+  return randomAlphanumeric(NONCE_LENGTH);
+}
+
+export function checkNonceLimits(limits: NonceLimits): void {
+  if (!(limits.capacity >= 1 && limits.perClient >= 1)) throw new Error('a nonce store needs room for at least one nonce');
+}
+
+export class MemoryNonceStore implements NonceStore {
   /** nonce → the client it was issued to; entries expire after the TTL (on the injected clock). */
   private readonly nonces: LRUCache<string, string>;
   /** client → its outstanding nonces, oldest first (a Set keeps insertion order). */
@@ -35,7 +37,7 @@ export class NonceStore {
     now: () => number,
     private readonly limits: NonceLimits = DEFAULT_NONCE_LIMITS,
   ) {
-    if (!(limits.capacity >= 1 && limits.perClient >= 1)) throw new Error('NonceStore needs room for at least one nonce');
+    checkNonceLimits(limits);
     this.nonces = new LRUCache<string, string>({
       max: limits.capacity,
       ttl: ttlMs,
@@ -46,8 +48,9 @@ export class NonceStore {
     });
   }
 
-  /** A new nonce for `client` (the HTTP route passes the caller's IP). */
-  issue(client: string = UNNAMED_CLIENT): string {
+  async migrate(): Promise<void> {}
+
+  async issue(client: string = UNNAMED_CLIENT): Promise<string> {
     const mine = this.byClient.get(client);
     if (mine) {
       // Expired ones still count until touched: clear them first, then make room by dropping the oldest.
@@ -57,7 +60,7 @@ export class NonceStore {
         this.nonces.delete(n);
       }
     }
-    const nonce = randomAlphanumeric(NONCE_LENGTH);
+    const nonce = newNonce();
     this.nonces.set(nonce, client);
     let set = this.byClient.get(client);
     if (!set) this.byClient.set(client, (set = new Set()));
@@ -65,22 +68,26 @@ export class NonceStore {
     return nonce;
   }
 
-  /** True when we issued it, it is unused and not expired. Does not consume it. */
-  isValid(nonce: string): boolean {
+  async isValid(nonce: string): Promise<boolean> {
     return this.nonces.has(nonce);
   }
 
-  /** Consumes the nonce; false when it was not valid. */
-  consume(nonce: string): boolean {
-    const ok = this.isValid(nonce);
+  /** Synchronous from the check to the delete, so concurrent callers cannot both get true. */
+  async consume(nonce: string): Promise<boolean> {
+    const ok = this.nonces.has(nonce);
     this.nonces.delete(nonce);
     return ok;
   }
 
-  /** Outstanding nonces of one client (expired ones included until touched). */
-  heldBy(client: string): number {
+  async heldBy(client: string): Promise<number> {
     return this.byClient.get(client)?.size ?? 0;
   }
+
+  async sweep(): Promise<void> {
+    this.nonces.purgeStale();
+  }
+
+  async close(): Promise<void> {}
 
   private forget(client: string, nonce: string): void {
     const set = this.byClient.get(client);

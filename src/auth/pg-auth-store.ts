@@ -7,7 +7,8 @@ import pg from 'pg';
 import { inTransaction, migrateUnderLock } from '../store/pg-transaction.js';
 import { LEGACY_API_KEY_SCOPES, toApiKey, toRefresh, toUser, type ApiKeySqlRow, type Int8, type RefreshSqlRow, type UserSqlRow } from './auth-rows.js';
 import type { ApiKeyListFilter, ApiKeyPatch, ApiKeyRow, AuthStore, NewUser, RefreshTokenRow } from './ports.js';
-import type { Role, UserRecord } from './types.js';
+import { isScope, type Role, type UserRecord } from './types.js';
+import { resilientPgPool } from '../store/pg-pool.js';
 
 /** Serializes concurrent migrations of gateways starting together (CREATE IF NOT EXISTS alone can race). */
 const MIGRATION_LOCK = 0x70657270; // "perp"
@@ -86,9 +87,7 @@ export class PgAuthStore implements AuthStore {
   private readonly pool: pg.Pool;
 
   constructor(opts: PgAuthStoreOptions) {
-    this.pool = new pg.Pool({ connectionString: opts.connectionString, max: opts.poolSize ?? 10 });
-    // An idle client the server ends (restart, admin kill) errors on the pool; the pool replaces it.
-    this.pool.on('error', () => {});
+    this.pool = resilientPgPool({ connectionString: opts.connectionString, max: opts.poolSize ?? 10 });
   }
 
   async migrate(): Promise<void> {

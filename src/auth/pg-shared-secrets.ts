@@ -8,6 +8,7 @@ import pg from 'pg';
 import { migrateUnderLock } from '../store/pg-transaction.js';
 import { newSigningJwk, signingKeyFromJwk, type SigningKey } from './jwt-signing-key.js';
 import { opaqueToken } from './secrets.js';
+import { resilientPgPool } from '../store/pg-pool.js';
 
 /** Serializes the table's creation by processes starting together (CREATE IF NOT EXISTS alone can race). */
 const SECRETS_MIGRATION_LOCK = 0x70657273; // "pers"
@@ -27,9 +28,7 @@ export class PgSharedSecrets {
   private readonly pool: pg.Pool;
 
   constructor(opts: { connectionString: string }) {
-    this.pool = new pg.Pool({ connectionString: opts.connectionString, max: 2 });
-    // An idle client the server ends (restart, admin kill) errors on the pool; the pool replaces it.
-    this.pool.on('error', () => {});
+    this.pool = resilientPgPool({ connectionString: opts.connectionString, max: 2 });
   }
 
   async migrate(): Promise<void> {

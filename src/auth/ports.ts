@@ -77,6 +77,38 @@ export interface AuthStore {
   updateApiKey(userId: string, id: string, patch: ApiKeyPatch): Promise<boolean>;
 }
 
+/** How many outstanding sign-in nonces are kept (AUTH_NONCES_PER_IP, AUTH_NONCES_MAX). */
+export interface NonceLimits {
+  /** Outstanding nonces kept in all; beyond it the oldest go first. */
+  capacity: number;
+  /**
+   * Outstanding nonces one client (IP) may hold; its own oldest goes first beyond it, so a flood from one
+   * client cannot push out everyone else's nonces.
+   */
+  perClient: number;
+}
+
+/**
+ * Sign-in nonces: issued by us, single-use, short-lived (the TTL and clock are the adapter's settings). In memory
+ * with one process (nonce-store.ts); in PostgreSQL with AUTH_STORE=postgres (pg-nonce-store.ts), so a nonce
+ * issued by one gateway is consumed on any, exactly once.
+ */
+export interface NonceStore {
+  /** Creates the table where there is one; safe to run on every start. */
+  migrate(): Promise<void>;
+  /** A new nonce for `client` (the HTTP route passes the caller's IP); may push out that client's oldest. */
+  issue(client?: string): Promise<string>;
+  /** True when we issued it, it is unused and not expired. Does not consume it. */
+  isValid(nonce: string): Promise<boolean>;
+  /** Consumes the nonce atomically: of concurrent calls for one valid nonce exactly one gets true. */
+  consume(nonce: string): Promise<boolean>;
+  /** Outstanding nonces of one client (its expired ones included until swept or it asks again). */
+  heldBy(client: string): Promise<number>;
+  /** Drops expired nonces, then the oldest beyond the capacity. */
+  sweep(): Promise<void>;
+  close(): Promise<void>;
+}
+
 /** Session revocations as events: published where made, delivered to every node (session-events.ts). */
 export type SessionRevokedListener = (event: SessionRevoked) => void;
 

@@ -6,8 +6,8 @@
  */
 import { SiweMessage } from 'siwe';
 import { personalMessageDigest, recoverSigner } from '../signing/recover.js';
-import type { NonceStore } from './nonce-store.js';
 import type { OriginAllowList } from './origin-allow-list.js';
+import type { NonceStore } from './ports.js';
 import { AuthError, type SignInBody } from './types.js';
 
 /** How far in the future `Issued At` may be (client clock skew). */
@@ -30,10 +30,10 @@ function parseTime(label: string, value: string): number {
 
 /**
  * Verifies everything, then consumes the nonce (so a malformed attempt does not burn a valid
- * nonce). Synchronous from the first check to the consume, so two concurrent sign-ins with the
- * same nonce cannot both pass. Returns the signing wallet (lower case).
+ * nonce). The consume is atomic in the store, so of concurrent sign-ins with one nonce (on one
+ * gateway or several) exactly one passes. Returns the signing wallet (lower case).
  */
-export function verifySiweSignIn(body: SignInBody, ctx: SiweCheckContext): string {
+export async function verifySiweSignIn(body: SignInBody, ctx: SiweCheckContext): Promise<string> {
   if (!body || typeof body !== 'object') throw new AuthError(400, 'invalid_body', 'Body must be {wallet, message, nonce, signature}');
   const { wallet, message, nonce, signature } = body;
   for (const [k, v] of Object.entries({ wallet, message, nonce, signature })) {
@@ -63,7 +63,7 @@ export function verifySiweSignIn(body: SignInBody, ctx: SiweCheckContext): strin
     throw new AuthError(401, 'wallet_mismatch', 'Sign-in message address does not match wallet');
   }
   if (siwe.nonce !== nonce) throw new AuthError(401, 'nonce_mismatch', 'Sign-in message nonce does not match nonce');
-  if (!ctx.nonces.isValid(nonce)) {
+  if (!(await ctx.nonces.isValid(nonce))) {
     throw new AuthError(401, 'invalid_nonce', 'Nonce is unknown, expired or already used; request a new one');
   }
   if (String(siwe.chainId) !== ctx.chainId) {
@@ -88,7 +88,7 @@ export function verifySiweSignIn(body: SignInBody, ctx: SiweCheckContext): strin
     throw new AuthError(401, 'invalid_signature', 'Signature was not made by wallet for this message');
   }
 
-  if (!ctx.nonces.consume(nonce)) {
+  if (!(await ctx.nonces.consume(nonce))) {
     throw new AuthError(401, 'invalid_nonce', 'Nonce is unknown, expired or already used; request a new one');
   }
   return signer;

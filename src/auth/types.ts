@@ -110,7 +110,7 @@ export interface ApiKeyBody {
 
 export interface AuthService {
   /** A sign-in nonce for `client` (the caller's IP: outstanding nonces per client are capped). */
-  issueNonce(client?: string): { nonce: string };
+  issueNonce(client?: string): Promise<{ nonce: string }>;
   /** SIWE sign-in; first sign-in creates the user (and a session). Throws AuthError. */
   signIn(body: SignInBody): Promise<{ user: UserRecord; token: TokenPair }>;
   /** Rotates the refresh token. Throws AuthError(401) for an inactive/reused/expired token. */

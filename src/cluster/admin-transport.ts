@@ -49,9 +49,9 @@ export function serveAdmin(options: {
     );
   };
   const subs: Subscription[] = [
-    options.nc.subscribe(names.adminSubject('snapshot'), { queue: 'perpx-engine-leader', callback: (_e, msg) => answer(msg, () => options.admin.snapshotNow()) }),
-    options.nc.subscribe(names.adminSubject('checkpoint'), { queue: 'perpx-engine-leader', callback: (_e, msg) => answer(msg, () => options.admin.checkpoint()) }),
-    options.nc.subscribe(names.adminSubject('stats'), { queue: 'perpx-engine-leader', callback: (_e, msg) => answer(msg, async () => leaderStats(options.stats())) }),
+    options.nc.subscribe(names.adminSubject('snapshot'), { queue: 'perpx-engine-leader', callback: (e, msg) => e ? options.logger.error({ err: e }, 'admin subscription failed') : answer(msg, () => options.admin.snapshotNow()) }),
+    options.nc.subscribe(names.adminSubject('checkpoint'), { queue: 'perpx-engine-leader', callback: (e, msg) => e ? options.logger.error({ err: e }, 'admin subscription failed') : answer(msg, () => options.admin.checkpoint()) }),
+    options.nc.subscribe(names.adminSubject('stats'), { queue: 'perpx-engine-leader', callback: (e, msg) => e ? options.logger.error({ err: e }, 'admin subscription failed') : answer(msg, async () => leaderStats(options.stats())) }),
   ];
   return { close: () => subs.forEach((s) => s.unsubscribe()) };
 }

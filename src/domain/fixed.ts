@@ -5,7 +5,10 @@
  * - `Units` (a JS number holding a *safe integer* count of 1e-8): prices and quantities. The book only
  *   compares, adds and subtracts them, which is exact for safe integers. Every value is checked with
  *   Number.isSafeInteger where it enters, so no fractional double ever appears.
- * - `Money` (a bigint count of 1e-8): balances, notionals, fees, PnL — anything that multiplies.
+ * - `Money` (a bigint count of 1e-8): balances, notionals, fees, PnL — anything that multiplies. The engine's
+ *   hot path keeps these as safe-integer numbers where they provably fit (`safeOf`, `addSafe`,
+ *   `mulDivHalfUpSafe`: each result is checked with Number.isSafeInteger) and falls back to bigints where
+ *   they may not; both give the same integers.
  *
  * No binary floating point is used for money, price or quantity math anywhere in the engine.
  */
@@ -222,6 +225,37 @@ export function scaledQuotient(a: number, b: number): boolean {
   divMod(quotientScratch.r * 10_000, b);
   quotientScratch.q = q1 * UNIT + q2 * 10_000 + quotientScratch.q;
   return true;
+}
+
+/** The amount as a number when it is a safe integer (then exactly equal); NaN otherwise. */
+export function safeOf(v: Money): number {
+  // Conversion rounds monotonically and 2^53 is a double: a value beyond the safe range never lands inside it.
+  const n = Number(v);
+  return Number.isSafeInteger(n) ? n : NaN;
+}
+
+/**
+ * a + b for safe integers a, b when the sum is a safe integer too (then it is exact); NaN otherwise, also for
+ * a NaN operand. A true sum beyond ±(2^53 − 1) rounds to at least 2^53 in magnitude, so the check cannot pass
+ * a rounded sum.
+ */
+export function addSafe(a: number, b: number): number {
+  const s = a + b;
+  return Number.isSafeInteger(s) ? s : NaN;
+}
+
+/**
+ * mulDivHalfUp(a, b, d) in numbers, for safe integers a, b and 0 < d < 2^52: the same integer when a × b is a
+ * safe integer (then the product is exact, by the argument of addSafe); NaN otherwise (use bigints).
+ */
+export function mulDivHalfUpSafe(a: number, b: number, d: number): number {
+  const p = a * b;
+  if (!Number.isSafeInteger(p) || !(d > 0 && d < 2 ** 52)) return NaN;
+  if (p === 0) return 0; // not −0
+  const m = p < 0 ? -p : p;
+  const q = floorDivUnits(m, d);
+  const out = 2 * (m - q * d) >= d ? q + 1 : q; // the half away from zero, as mulDivHalfUp
+  return p < 0 ? -out : out;
 }
 
 /** a × b / d rounded half-up (away from zero for the half), exact bigint arithmetic. */

@@ -4,10 +4,13 @@
  *   available = balance − pending withdrawals + Σ min(0, uPnL at mark) − Σ lock
  *   lock(instrument) = max(IM + sameSideOpen/lev, |IM − oppositeSideOpen/lev|),  IM = qty × avgPrice / lev
  */
-import { ceilDivUnits, notional, notionalExact, productParts, productScratch, SCALE_N, type Money, type Units } from '../domain/fixed.js';
+import {
+  addSafe, ceilDivUnits, notional, notionalExact, safeOf, SCALE_N, type Money, type Units,
+} from '../domain/fixed.js';
 import type { Side } from '../domain/enums.js';
 import type { OrderState } from './order.js';
 import { AccountOrders } from './account-orders.js';
+import { OpenVolume, SAFE_SUM } from './open-volume.js';
 
 export interface Position {
   id: string;
@@ -23,25 +26,42 @@ export interface Position {
   fundingPaid: Money;
   createdAt: number;
   updatedAt: number;
-  /** smallMoney(cost), kept with it by positions made with newPosition (PositionRecord). */
-  readonly costDouble?: number;
+  /** smallMoney(cost). */
+  readonly costDouble: number;
+  /** cost, realizedPnL and fee as safe integers (exactly equal), or NaN where they may not fit. */
+  readonly costSafe: number;
+  readonly realizedSafe: number;
+  readonly feeSafe: number;
+  /** cost = n for a safe integer n. */
+  setCostSafe(n: number): void;
+  /** realizedPnL += realized, fee += fee for safe integers (numbers while the sums stay safe integers). */
+  addRealizedAndFee(realized: number, fee: number): void;
   /** Listed in the engine's changed positions of the command being applied (not state: false between commands). */
   touched?: boolean;
 }
 
 /** The fields of a new position (cost and the rest as they start). */
-export type PositionInit = Omit<Position, 'costDouble' | 'touched'>;
+export type PositionInit = Pick<Position, 'id' | 'instrument' | 'qty' | 'side' | 'cost' | 'realizedPnL' | 'fee' | 'fundingPaid' | 'createdAt' | 'updatedAt'>;
 
-/** As AccountRecord's balance: the cost keeps its double beside it, written with it. */
+/**
+ * A position's money kept as safe-integer numbers, with a bigint only where it may not fit (the field's
+ * number is then NaN) or once asked for (cached until the next write): each fill writes cost, realized PnL
+ * and fee, and bigint arithmetic there allocated on every step.
+ */
 class PositionRecord implements Position {
   readonly id: string;
   readonly instrument: string;
   qty: number;
   side: Side;
-  private costBig: Money;
+  /** Safe-integer cost, or NaN when only costBig holds it. */
+  costSafe: number;
+  /** smallMoney(cost), a plain field: the margin check reads it for every order. */
   costDouble: number;
-  realizedPnL: Money;
-  fee: Money;
+  private costBig: Money | null;
+  realizedSafe: number;
+  private realizedBig: Money | null;
+  feeSafe: number;
+  private feeBig: Money | null;
   fundingPaid: Money;
   readonly createdAt: number;
   updatedAt: number;
@@ -53,21 +73,72 @@ class PositionRecord implements Position {
     this.qty = p.qty;
     this.side = p.side;
     this.costBig = p.cost;
-    this.costDouble = smallMoney(p.cost);
-    this.realizedPnL = p.realizedPnL;
-    this.fee = p.fee;
+    this.costSafe = safeOf(p.cost);
+    this.costDouble = smallUnits(this.costSafe);
+    this.realizedBig = p.realizedPnL;
+    this.realizedSafe = safeOf(p.realizedPnL);
+    this.feeBig = p.fee;
+    this.feeSafe = safeOf(p.fee);
     this.fundingPaid = p.fundingPaid;
     this.createdAt = p.createdAt;
     this.updatedAt = p.updatedAt;
   }
 
   get cost(): Money {
-    return this.costBig;
+    return this.costBig ?? (this.costBig = BigInt(this.costSafe));
   }
 
   set cost(v: Money) {
     this.costBig = v;
-    this.costDouble = smallMoney(v);
+    this.costSafe = safeOf(v);
+    this.costDouble = smallUnits(this.costSafe);
+  }
+
+  /** Sets the cost from a safe integer. */
+  setCostSafe(n: number): void {
+    this.costSafe = n;
+    this.costDouble = smallUnits(n);
+    this.costBig = null;
+  }
+
+  get realizedPnL(): Money {
+    return this.realizedBig ?? (this.realizedBig = BigInt(this.realizedSafe));
+  }
+
+  set realizedPnL(v: Money) {
+    this.realizedBig = v;
+    this.realizedSafe = safeOf(v);
+  }
+
+  get fee(): Money {
+    return this.feeBig ?? (this.feeBig = BigInt(this.feeSafe));
+  }
+
+  set fee(v: Money) {
+    this.feeBig = v;
+    this.feeSafe = safeOf(v);
+  }
+
+  /** Adds a safe-integer realized PnL and fee, in numbers while the sums stay safe integers. */
+  addRealizedAndFee(realized: number, fee: number): void {
+    if (realized !== 0) {
+      const r = addSafe(this.realizedSafe, realized);
+      if (r === r) {
+        this.realizedSafe = r;
+        this.realizedBig = null;
+      } else {
+        this.realizedPnL = this.realizedPnL + BigInt(realized);
+      }
+    }
+    if (fee !== 0) {
+      const f = addSafe(this.feeSafe, fee);
+      if (f === f) {
+        this.feeSafe = f;
+        this.feeBig = null;
+      } else {
+        this.fee = this.fee + BigInt(fee);
+      }
+    }
   }
 }
 
@@ -76,87 +147,14 @@ export function newPosition(p: PositionInit): Position {
 }
 
 const UNIT = 100_000_000;
-/** Largest open volume per side kept in doubles (units of 1e-8): sums and locks built from it stay below 2^53. */
-const SAFE_SUM = 2 ** 52;
-const SAFE_RAW = BigInt(SAFE_SUM) * SCALE_N;
-
-/**
- * Open-order volume per instrument: Σ remaining × price of the account's live buy and sell orders, exact at
- * 1e-16 so it never drifts. Kept as doubles — whole 1e-8 units plus the remainder below one unit — because
- * every order's margin check reads it and bigint arithmetic there was the engine's largest single cost
- * (hand-written for that reason). A side whose sum passes SAFE_SUM units (~45 million USDT of open orders)
- * switches to exact bigints until it falls back below.
- */
-export class OpenVolume {
-  buyUnits = 0;
-  buyFrac = 0;
-  sellUnits = 0;
-  sellFrac = 0;
-  /** The exact sums (1e-16) while a side is too large for the double parts; null otherwise. */
-  private big: { buy: bigint; sell: bigint } | null = null;
-
-  constructor(readonly instrument: string) {}
-
-  static fromRaw(instrument: string, buyRaw: bigint, sellRaw: bigint): OpenVolume {
-    const v = new OpenVolume(instrument);
-    v.setRaw(buyRaw, sellRaw);
-    return v;
-  }
-
-  /** Σ remaining × price of the live buy orders (1e-16 units). */
-  get buyRaw(): bigint {
-    return this.big !== null ? this.big.buy : BigInt(this.buyUnits) * SCALE_N + BigInt(this.buyFrac);
-  }
-
-  get sellRaw(): bigint {
-    return this.big !== null ? this.big.sell : BigInt(this.sellUnits) * SCALE_N + BigInt(this.sellFrac);
-  }
-
-  /** Whether the double parts hold the sums (else only buyRaw/sellRaw do). */
-  get exact(): boolean {
-    return this.big === null;
-  }
-
-  /** Adds (sign 1) or removes (sign −1) quantity × price on one side. */
-  change(isBid: boolean, quantity: Units, price: Units, sign: 1 | -1): void {
-    if (this.big === null && productParts(quantity, price)) {
-      let u = (isBid ? this.buyUnits : this.sellUnits) + sign * productScratch.units;
-      let f = (isBid ? this.buyFrac : this.sellFrac) + sign * productScratch.frac;
-      if (f < 0) { f += UNIT; u -= 1; } else if (f >= UNIT) { f -= UNIT; u += 1; }
-      if (u <= SAFE_SUM) {
-        if (isBid) {
-          this.buyUnits = u;
-          this.buyFrac = f;
-        } else {
-          this.sellUnits = u;
-          this.sellFrac = f;
-        }
-        return;
-      }
-    }
-    const delta = BigInt(quantity) * BigInt(price);
-    const raw = sign === 1 ? delta : -delta;
-    this.setRaw(isBid ? this.buyRaw + raw : this.buyRaw, isBid ? this.sellRaw : this.sellRaw + raw);
-  }
-
-  private setRaw(buyRaw: bigint, sellRaw: bigint): void {
-    if (buyRaw >= 0n && sellRaw >= 0n && buyRaw <= SAFE_RAW && sellRaw <= SAFE_RAW) {
-      this.big = null;
-      this.buyUnits = Number(buyRaw / SCALE_N);
-      this.buyFrac = Number(buyRaw % SCALE_N);
-      this.sellUnits = Number(sellRaw / SCALE_N);
-      this.sellFrac = Number(sellRaw % SCALE_N);
-    } else {
-      this.big = { buy: buyRaw, sell: sellRaw };
-    }
-  }
-}
 
 export interface Account {
   userId: number;
   balance: Money;
   /** smallMoney(balance), kept up to date by newAccount's accounts (see AccountRecord); NaN when too large. */
   readonly balanceDouble: number;
+  /** balance += delta for a safe-integer delta, in numbers while the sum stays a safe integer. */
+  addBalance(delta: number): void;
   pendingWithdrawals: Money;
   /** smallMoney(pendingWithdrawals), kept with it as balanceDouble is. */
   readonly pendingDouble: number;
@@ -172,14 +170,17 @@ export interface Account {
 }
 
 /**
- * The balance and the pending withdrawals keep their doubles beside them, written with them: the margin
- * check reads the doubles without touching the bigint objects (a likely cache miss per order: an account's
- * data is scattered over the heap and each balance change allocates a new bigint); a write costs one
- * conversion.
+ * The balance is kept as a safe-integer number, with a bigint only where it may not fit (the number is then
+ * NaN) or once asked for (cached until the next write): the margin check reads the number without touching a
+ * bigint object (a likely cache miss per order), and a fill adds to it without bigint arithmetic. The pending
+ * withdrawals keep their double beside the bigint (written rarely).
  */
 class AccountRecord implements Account {
-  private balanceBig: Money = 0n;
+  /** Safe-integer balance, or NaN when only balanceBig holds it. */
+  private balanceSafe = 0;
+  /** smallMoney(balance), a plain field: the margin check reads it for every order. */
   balanceDouble = 0;
+  private balanceBig: Money | null = 0n;
   private pendingBig: Money = 0n;
   pendingDouble = 0;
   readonly positions = new Map<string, Position>();
@@ -193,12 +194,24 @@ class AccountRecord implements Account {
   constructor(readonly userId: number) {}
 
   get balance(): Money {
-    return this.balanceBig;
+    return this.balanceBig ?? (this.balanceBig = BigInt(this.balanceSafe));
   }
 
   set balance(v: Money) {
     this.balanceBig = v;
-    this.balanceDouble = smallMoney(v);
+    this.balanceSafe = safeOf(v);
+    this.balanceDouble = smallUnits(this.balanceSafe);
+  }
+
+  addBalance(delta: number): void {
+    const b = addSafe(this.balanceSafe, delta);
+    if (b === b) {
+      this.balanceSafe = b;
+      this.balanceDouble = smallUnits(b);
+      this.balanceBig = null;
+    } else {
+      this.balance = this.balance + BigInt(delta);
+    }
   }
 
   get pendingWithdrawals(): Money {
@@ -289,7 +302,11 @@ export const SUM_LIMIT = 2 ** 52;
  * are builtin calls.
  */
 export function smallMoney(v: Money): number {
-  const n = Number(v);
+  return smallUnits(Number(v));
+}
+
+/** A number (a safe integer or NaN) as smallMoney gives it: itself when |n| ≤ 2^50, else NaN. */
+function smallUnits(n: number): number {
   return n <= TERM_LIMIT && n >= -TERM_LIMIT ? n : NaN;
 }
 
@@ -301,8 +318,7 @@ export function collateralUnits(acc: Account): number {
 
 /** smallMoney(pos.cost), without touching the bigint when the position keeps its double (newPosition). */
 export function costUnits(pos: Position): number {
-  const d = pos.costDouble;
-  return d !== undefined ? d : smallMoney(pos.cost);
+  return pos.costDouble;
 }
 
 /** ⌈units + frac / 1e8⌉ for one side plus optional extra parts; −1 beyond the double range. */

@@ -35,7 +35,7 @@ import { Settlement } from './settlement.js';
 import { restoreState, serializeState } from './snapshot.js';
 import { SpentKeys } from './spent-keys.js';
 import type { Stages } from './stages.js';
-import type { EngineState } from './state.js';
+import { Totals, type EngineState } from './state.js';
 import { StopTriggers } from './stop-triggers.js';
 import { TpSlOrders } from './tpsl-orders.js';
 import { EngineViews } from './views.js';
@@ -57,7 +57,7 @@ export class Engine extends EngineViews implements ExchangeEngine {
       tpsls: new Map(),
       transfers: new Map(),
       transferIds: new Set(),
-      totals: { deposits: 0n, withdrawals: 0n, fees: 0n, reserveFund: 0n },
+      totals: new Totals(0n, 0n, 0n, 0n),
       counters: { execution: 0, position: 0, tpsl: 0, systemOrder: 0, placement: 0 },
       orderIds: new OrderIdIndex(),
       prunedDay: 0,

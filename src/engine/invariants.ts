@@ -11,6 +11,7 @@
  *    and premium-sample counters are consistent (no samples → no premium sum).
  * 6. Each account's locked withdrawals equal Σ amounts of its unsettled (pending or blocked) withdrawals.
  */
+import { safeOf } from '../domain/fixed.js';
 import { smallMoney } from './account.js';
 import type { EngineState } from './state.js';
 import { signedCost } from './position-math.js';
@@ -82,6 +83,9 @@ export function findInvariantViolation(s: EngineState): string | null {
     if (!sameDouble(acc.pendingDouble, acc.pendingWithdrawals)) return `user ${acc.userId}: pending withdrawals double ${acc.pendingDouble} ≠ ${acc.pendingWithdrawals}`;
     for (const pos of acc.positions.values()) {
       if (!sameDouble(pos.costDouble, pos.cost)) return `user ${acc.userId} ${pos.instrument}: cost double ${pos.costDouble} ≠ ${pos.cost}`;
+      if (!Object.is(pos.realizedSafe, safeOf(pos.realizedPnL)) || !Object.is(pos.feeSafe, safeOf(pos.fee)) || !Object.is(pos.costSafe, safeOf(pos.cost))) {
+        return `user ${acc.userId} ${pos.instrument}: safe-integer money ${pos.costSafe}/${pos.realizedSafe}/${pos.feeSafe} ≠ ${pos.cost}/${pos.realizedPnL}/${pos.fee}`;
+      }
     }
   }
 

@@ -1,5 +1,5 @@
 /** Mutable engine-side order: also the order book's node (intrusive links). */
-import type { Money, Units } from '../domain/fixed.js';
+import { addSafe, safeOf, type Money, type Units } from '../domain/fixed.js';
 import {
   ORDER_GROUPS, ORDER_STATUSES, ORDER_TYPES, SIDES, TIME_IN_FORCE, type OrderGroup, type OrderStatus, type OrderType, type Side,
   type TimeInForce,
@@ -34,11 +34,18 @@ class RareOrderFields {
 }
 const NO_RARE_FIELDS: Readonly<RareOrderFields> = Object.freeze(new RareOrderFields());
 
-/** Money totals of the order's fills: an unfilled resting order (most of the book) shares the zero object. */
+/**
+ * Money totals of the order's fills: an unfilled resting order (most of the book) shares the zero object. Each
+ * total is a safe integer (NaN where it may not be one) with its bigint made when asked (null until then) or
+ * holding the exact value: a fill adds to them without bigint arithmetic.
+ */
 class FillTotals {
-  filledValue: Money = 0n;
-  realizedPnL: Money = 0n;
-  fee: Money = 0n;
+  valueSafe = 0;
+  valueBig: Money | null = 0n;
+  realizedSafe = 0;
+  realizedBig: Money | null = 0n;
+  feeSafe = 0;
+  feeBig: Money | null = 0n;
 }
 const NO_FILLS: Readonly<FillTotals> = Object.freeze(new FillTotals());
 
@@ -146,12 +153,60 @@ export class OrderState implements BookOrder {
     return this.fills;
   }
 
-  get filledValue(): Money { return this.fills.filledValue; }
-  set filledValue(v: Money) { if (v !== this.fills.filledValue) this.fillTotals().filledValue = v; }
-  get realizedPnL(): Money { return this.fills.realizedPnL; }
-  set realizedPnL(v: Money) { if (v !== this.fills.realizedPnL) this.fillTotals().realizedPnL = v; }
-  get fee(): Money { return this.fills.fee; }
-  set fee(v: Money) { if (v !== this.fills.fee) this.fillTotals().fee = v; }
+  get filledValue(): Money { const f = this.fills; return f.valueBig ?? (f.valueBig = BigInt(f.valueSafe)); }
+  set filledValue(v: Money) {
+    if (v === this.filledValue) return;
+    const f = this.fillTotals();
+    f.valueBig = v;
+    f.valueSafe = safeOf(v);
+  }
+  get realizedPnL(): Money { const f = this.fills; return f.realizedBig ?? (f.realizedBig = BigInt(f.realizedSafe)); }
+  set realizedPnL(v: Money) {
+    if (v === this.realizedPnL) return;
+    const f = this.fillTotals();
+    f.realizedBig = v;
+    f.realizedSafe = safeOf(v);
+  }
+  get fee(): Money { const f = this.fills; return f.feeBig ?? (f.feeBig = BigInt(f.feeSafe)); }
+  set fee(v: Money) {
+    if (v === this.fee) return;
+    const f = this.fillTotals();
+    f.feeBig = v;
+    f.feeSafe = safeOf(v);
+  }
+
+  /**
+   * filledValue += value, realizedPnL += realized, fee += fee for safe integers: in numbers while each sum
+   * stays a safe integer, else that total in bigints.
+   */
+  addFillSafe(value: number, realized: number, fee: number): void {
+    const f = this.fillTotals();
+    const v = addSafe(f.valueSafe, value);
+    if (v === v) {
+      f.valueSafe = v;
+      f.valueBig = null;
+    } else {
+      this.filledValue = this.filledValue + BigInt(value);
+    }
+    if (realized !== 0) {
+      const r = addSafe(f.realizedSafe, realized);
+      if (r === r) {
+        f.realizedSafe = r;
+        f.realizedBig = null;
+      } else {
+        this.realizedPnL = this.realizedPnL + BigInt(realized);
+      }
+    }
+    if (fee !== 0) {
+      const e = addSafe(f.feeSafe, fee);
+      if (e === e) {
+        f.feeSafe = e;
+        f.feeBig = null;
+      } else {
+        this.fee = this.fee + BigInt(fee);
+      }
+    }
+  }
   get rejectedReason(): string { return this.rare.rejectedReason; }
   set rejectedReason(v: string) { if (v !== this.rare.rejectedReason) this.writable().rejectedReason = v; }
 

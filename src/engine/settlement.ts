@@ -4,14 +4,14 @@
  * Also the risk engine's own orders: liquidation orders and auto-deleveraging trades (liquidation.ts decides,
  * these execute).
  */
-import { applyRateCeil, notionalExact, notionalFrom, rateCeilUnits, type Money, type Units } from '../domain/fixed.js';
+import { addSafe, applyRateCeil, notionalExact, notionalFrom, rateCeilUnits, safeOf, type Money, type Units } from '../domain/fixed.js';
 import type { FillRole, OrderGroup, Side } from '../domain/enums.js';
 import { systemOrderId } from '../domain/order-id.js';
 import { newPosition, openVolumeOf, type Account } from './account.js';
 import { COIN, type CommandContext } from './command-context.js';
 import type { Market } from './market.js';
 import { OrderState } from './order.js';
-import { applyFill } from './position-math.js';
+import { applyFillSafe, fillScratch } from './position-math.js';
 import { sequenceUuid } from './refusal.js';
 import type { Stages } from './stages.js';
 
@@ -28,9 +28,10 @@ export class Settlement {
     const r = m.rules;
     const liquidation = o.group === 'liquidation' || o.group === 'adl';
     const rate = o.group === 'liquidation' ? r.liquidationFee : o.group === 'adl' ? 0 : role === 'MAKER' ? r.makerFee : r.takerFee;
-    // The fee in doubles when the notional is a safe integer (two per fill); bigints otherwise.
+    // The fee as a safe integer when the notional is one (two per fill); bigints otherwise.
     const feeUnits = valueUnits >= 0 ? rateCeilUnits(valueUnits, rate) : -1;
     const fee = feeUnits === 0 ? 0n : feeUnits > 0 ? BigInt(feeUnits) : applyRateCeil(value, rate);
+    const feeSafe = feeUnits >= 0 ? feeUnits : safeOf(fee);
     let pos = acc.positions.get(m.id);
     if (pos === undefined || pos.qty === 0) {
       const fresh = newPosition({
@@ -46,31 +47,37 @@ export class Settlement {
       ctx.touchPosition(acc, pos);
     }
     const before = pos.qty;
-    const effect = applyFill(pos, o.isBid, q, value);
+    const valueSafe = valueUnits >= 0 ? valueUnits : NaN;
+    applyFillSafe(pos, o.isBid, q, value, valueSafe);
+    const realizedSafe = fillScratch.realizedSafe;
     const after = pos.qty;
     if (after === 0) m.holders.delete(acc);
     else if (before === 0) m.holders.add(acc);
     m.longInterest += (after > 0 ? after : 0) - (before > 0 ? before : 0);
     m.shortInterest += (after < 0 ? -after : 0) - (before < 0 ? -before : 0);
-    // Bigint additions of zero skipped (an opening fill realizes nothing; a zero fee rate): each one is a
-    // builtin call and an allocation, on both sides of every fill.
-    const realized = effect.realized;
-    if (realized !== 0n) {
+    // The account's, position's, order's and exchange's money in safe integers when every amount is one (the
+    // common case: no bigint arithmetic on the fill path), else in bigints: the same sums either way.
+    const balanceDelta = addSafe(realizedSafe, -feeSafe);
+    let realized: Money;
+    if (balanceDelta === balanceDelta && valueSafe === valueSafe) {
+      realized = realizedSafe === 0 ? 0n : BigInt(realizedSafe);
+      if (balanceDelta !== 0) acc.addBalance(balanceDelta);
+      pos.addRealizedAndFee(realizedSafe, feeSafe);
+      o.addFillSafe(valueSafe, realizedSafe, feeSafe);
+      if (feeSafe !== 0) s.totals.addFeeSafe(feeSafe, liquidation);
+    } else {
+      realized = realizedSafe === realizedSafe ? BigInt(realizedSafe) : fillScratch.realized;
       acc.balance += realized - fee;
       pos.realizedPnL += realized;
       o.realizedPnL += realized;
-    } else if (fee !== 0n) {
-      acc.balance -= fee;
-    }
-    ctx.riskCandidates.add(acc);
-    if (fee !== 0n) {
       if (liquidation) s.totals.reserveFund += fee;
       else s.totals.fees += fee;
       pos.fee += fee;
       o.fee += fee;
+      o.filledValue += value;
     }
+    ctx.riskCandidates.add(acc);
     o.filledQuantity += q;
-    o.filledValue += value;
     ctx.touchOrder(o);
     ctx.events.push({
       type: 'fill',

@@ -7,12 +7,13 @@
  */
 import type { InstrumentConfig } from '../domain/instrument.js';
 import type { OrderGroup, OrderStatus, OrderType, Side, TimeInForce, TradingState } from '../domain/enums.js';
-import { newAccount, newPosition, OpenVolume, type Position } from './account.js';
+import { newAccount, newPosition, type Position } from './account.js';
+import { OpenVolume } from './open-volume.js';
 import { compileInstrument } from './instrument-rules.js';
 import { Market } from './market.js';
 import { OrderState } from './order.js';
 import type { BookSide } from './order-book.js';
-import type { EngineState, TransferState } from './state.js';
+import { Totals, type EngineState, type TransferState } from './state.js';
 import type { TpSlState } from './tpsl.js';
 import { OrderIdIndex, USED_ID_WORDS } from './order-id-index.js';
 import { orderIdDay } from '../domain/order-id.js';
@@ -225,10 +226,7 @@ export function restoreState(raw: unknown, seq: number): EngineState {
     tpsls: new Map(j.tpsls.map((t) => [t.id, { ...t }])),
     transfers: new Map(j.transfers.map((t) => [t.id, { ...t, amount: BigInt(t.amount), fee: BigInt(t.fee) }])),
     transferIds: new Set(j.transferIds),
-    totals: {
-      deposits: BigInt(j.totals.deposits), withdrawals: BigInt(j.totals.withdrawals), fees: BigInt(j.totals.fees),
-      reserveFund: BigInt(j.totals.reserveFund),
-    },
+    totals: new Totals(BigInt(j.totals.deposits), BigInt(j.totals.withdrawals), BigInt(j.totals.fees), BigInt(j.totals.reserveFund)),
     counters: { ...j.counters, placement: j.counters.placement ?? 0 },
     orderIds,
     prunedDay: j.prunedDay,

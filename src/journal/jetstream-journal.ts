@@ -1,5 +1,6 @@
 /**
- * Command journal on a NATS JetStream stream: the replicated log of the cluster mode (issue 29).
+ * Command journal on a NATS JetStream stream: the replicated log of the cluster mode (issue 29). The leader
+ * appends on `perpx.<cluster>.log.append`; the stream listens on `perpx.<cluster>.log.*` (jetstream-names.ts says why).
  *
  * One message per group commit (command-group-codec.ts), so one ack covers however many commands arrived
  * since the last flush, as SQLite's one fsync does. Every publish carries the stream sequence it expects to
@@ -21,7 +22,9 @@ import {
   type JetStreamClient, type JetStreamManager, type StreamConfig,
 } from '@nats-io/jetstream';
 import { headers, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
+import { randomBytes } from 'node:crypto';
 import { BufferedJournal } from './buffered-journal.js';
+import { appendWithRetry, WRONG_LAST_SEQUENCE } from './jetstream-append-retry.js';
 import { decodeGroup, encodeGroups, payloadChecksum, type EncodedGroup } from './command-group-codec.js';
 import { clusterNames } from './jetstream-names.js';
 import { JournalIntegrityError, JournalWriteError, type JournalEntry } from './ports.js';
@@ -29,8 +32,6 @@ import { JournalIntegrityError, JournalWriteError, type JournalEntry } from './p
 export const FIRST_SEQ_HEADER = 'Perpx-First-Seq';
 export const LAST_SEQ_HEADER = 'Perpx-Last-Seq';
 export const CRC_HEADER = 'Perpx-Crc32';
-/** JetStream's "wrong last sequence": another writer appended first. */
-const WRONG_LAST_SEQUENCE = 10071;
 /** Room left in a message for its headers and the protocol line. */
 const HEADER_ROOM = 1024;
 /** Bytes a reader asks the server for at a time (a few groups). */
@@ -41,12 +42,14 @@ const FOLLOW_PULL_EXPIRES_MS = 5000;
 export interface JetStreamJournalOptions {
   /** Open connection; the caller closes it after the journal. */
   nc: NatsConnection;
-  /** Cluster name: the stream is PERPX_<cluster>_COMMANDS on subject perpx.<cluster>.commands. */
+  /** Cluster name: the stream is PERPX_<cluster>_COMMANDS on subjects perpx.<cluster>.log.*. */
   cluster: string;
   /** Stream replicas when the stream is created (1 on one server; 3 in production). Default 1. */
   replicas?: number;
-  /** Ack wait of one append, ms (default 5,000): past it the journal fails stop. */
+  /** Ack wait of one append attempt, ms (default 5,000). */
   timeoutMs?: number;
+  /** How long an append is retried after a lost connection or ack (NATS restarting), ms (default 60,000); then fail-stop. */
+  retryForMs?: number;
 }
 
 /** The stream's settings; a log must never lose its start, so no age, count or size limit. */
@@ -54,7 +57,7 @@ export function commandStreamConfig(cluster: string, replicas: number): Partial<
   const names = clusterNames(cluster);
   return {
     name: names.commandStream,
-    subjects: [names.commandSubject],
+    subjects: [names.commandStreamSubject],
     storage: StorageType.File,
     retention: RetentionPolicy.Limits,
     discard: DiscardPolicy.New,
@@ -73,6 +76,15 @@ async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig>
     if (!(err instanceof JetStreamApiError) || err.status !== 404) throw err;
     await jsm.streams.add(config);
     return;
+  }
+  if (existing.subjects.length !== 1 || existing.subjects[0] !== config.subjects![0]) {
+    // Made by an older version, on the literal subject `perpx.<cluster>.commands`: moved to the wildcard one.
+    try {
+      existing = (await jsm.streams.update(config.name, { ...existing, subjects: config.subjects })).config;
+    } catch (err) {
+      throw new Error(`stream ${config.name} listens on ${existing.subjects.join(', ')}, not ${config.subjects!.join(', ')}: `
+        + `run \`nats stream edit ${config.name} --subjects '${config.subjects![0]}'\` as a user allowed to (${err instanceof Error ? err.message : String(err)})`, { cause: err });
+    }
   }
   // A stream made by hand (or by an older version) must still keep every message.
   const loses = existing.storage !== StorageType.File || existing.retention !== RetentionPolicy.Limits || existing.max_age > 0
@@ -93,6 +105,10 @@ export class JetStreamJournal extends BufferedJournal {
   private streamSeq: number;
   /** The newest flush; acks arrive in order, so it covers every earlier one. */
   private newest: Promise<void> = Promise.resolve();
+  /** The newest group's append: the next one is retried only after it. */
+  private lastAppend: Promise<unknown> = Promise.resolve();
+  /** Names this writer's appends (Nats-Msg-Id), so the server drops a retried copy of a stored one. */
+  private readonly writerId = randomBytes(8).toString('hex');
 
   constructor(
     private readonly nc: NatsConnection,
@@ -100,6 +116,7 @@ export class JetStreamJournal extends BufferedJournal {
     cluster: string,
     tail: { streamSeq: number; seq: number; ts: number },
     timeoutMs = 5000,
+    private readonly retryForMs = 60_000,
   ) {
     super(tail);
     const names = clusterNames(cluster);
@@ -135,7 +152,12 @@ export class JetStreamJournal extends BufferedJournal {
     h.set(FIRST_SEQ_HEADER, String(group.firstSeq));
     h.set(LAST_SEQ_HEADER, String(group.lastSeq));
     h.set(CRC_HEADER, String(payloadChecksum(group.payload)));
-    return this.js.publish(this.subject, group.payload, { headers: h, expect: { lastSequence: expectedLastSeq, streamName: this.stream }, timeout: this.timeoutMs });
+    const send = () => this.js.publish(this.subject, group.payload, {
+      headers: h, msgID: `${this.writerId}-${group.lastSeq}`, expect: { lastSequence: expectedLastSeq, streamName: this.stream }, timeout: this.timeoutMs,
+    });
+    const appended = appendWithRetry(send, this.lastAppend, this.retryForMs);
+    this.lastAppend = appended;
+    return appended;
   }
 
   /** Fail-stop: what was not acknowledged may or may not be in the stream; nothing more may be appended here. */
@@ -265,5 +287,5 @@ export async function openJetStreamJournal(options: JetStreamJournalOptions): Pr
   const config = commandStreamConfig(cluster, options.replicas ?? 1);
   await ensureStream(jsm, config);
   const tail = await readCommandTail(jsm, config.name);
-  return new JetStreamJournal(nc, jsm, cluster, tail, options.timeoutMs);
+  return new JetStreamJournal(nc, jsm, cluster, tail, options.timeoutMs, options.retryForMs);
 }

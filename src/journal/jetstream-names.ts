@@ -3,12 +3,28 @@
 export interface ClusterNames {
   /** Stream holding the command log. */
   commandStream: string;
-  /** Its one subject: only the leader publishes here. */
+  /** The subject the leader appends on: only its user may publish here. */
   commandSubject: string;
+  /**
+   * The stream's subjects: a wildcard over `commandSubject`, never that literal subject itself. nats-server (2.9, as
+   * the open nats-io/nats-server#8274 says of later ones) lets any user allowed to create a consumer point a push
+   * consumer's deliver subject anywhere, and delivers there once a subscription on that literal subject exists: a
+   * stream on the literal subject is such a subscription, so another stream's messages could be appended to the
+   * log by a gateway. A wildcard stream subscription does not count (test/cluster/nats-permissions.test.ts).
+   */
+  commandStreamSubject: string;
   /** Core NATS request subject: gateways send commands here, the engine leader answers (outside the stream). */
   submitSubject: string;
   /** Object store bucket of the engine snapshots. */
   snapshotBucket: string;
+  /** The stream behind that bucket (`OBJ_<bucket>`, the object store's naming), on subjects `$O.<bucket>.>`. */
+  snapshotStream: string;
+  /** Stream of the real-time channel histories (src/realtime/nats-broker.ts). */
+  realtimeStream: string;
+  /** Subject prefix of the real-time channels: `<prefix>.h.<channel>` in the stream, `<prefix>.l.<channel>` core only. */
+  realtimeSubjectPrefix: string;
+  /** Core NATS subject of session revocations, heard by every gateway. */
+  revocationSubject: string;
   /** Core NATS request subjects of the operator's engine calls (snapshot, checkpoint, stats), answered by the leader. */
   adminSubject: (call: 'snapshot' | 'checkpoint' | 'stats') => string;
 }
@@ -22,9 +38,14 @@ export function clusterNames(cluster: string): ClusterNames {
   if (!isClusterName(cluster)) throw new Error(`cluster name must be 1-64 letters, digits, _ or -, got "${cluster}"`);
   return {
     commandStream: `PERPX_${cluster}_COMMANDS`,
-    commandSubject: `perpx.${cluster}.commands`,
+    commandSubject: `perpx.${cluster}.log.append`,
+    commandStreamSubject: `perpx.${cluster}.log.*`,
     submitSubject: `perpx.${cluster}.commands.submit`,
     snapshotBucket: `perpx-${cluster}-snapshots`,
+    snapshotStream: `OBJ_perpx-${cluster}-snapshots`,
+    realtimeStream: `PERPX_${cluster}_REALTIME`,
+    realtimeSubjectPrefix: `perpx.${cluster}.rt`,
+    revocationSubject: `perpx.${cluster}.sessions.revoked`,
     adminSubject: (call) => `perpx.${cluster}.admin.${call}`,
   };
 }

@@ -34,6 +34,11 @@ export interface NatsBrokerOptions {
   streamMetaTtlMs?: number;
   /** Stream replicas when it is created (1 on one server, 3 in production). */
   replicas?: number;
+  /**
+   * Whether this broker creates the stream and sets its limits (default true: the publisher). A gateway only reads
+   * history and hears channels: false, so its NATS user needs no right to change streams; the stream must exist.
+   */
+  manageStream?: boolean;
   now?: () => number;
 }
 
@@ -103,10 +108,16 @@ export class NatsBroker implements Broker {
     this.sweepTimer.unref();
   }
 
-  /** Creates the stream, or brings an existing one to these limits. */
+  /** Creates the stream, or brings an existing one to these limits (only checks it is there, unless `manageStream`). */
   static async open(opts: NatsBrokerOptions): Promise<NatsBroker> {
     const jsm = await jetstreamManager(opts.nc);
     const config = realtimeStreamConfig(opts);
+    if (opts.manageStream === false) {
+      await jsm.streams.info(config.name).catch((err: unknown) => {
+        throw new Error(`real-time stream ${config.name} is not there (the engine leader creates it: start it first): ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      });
+      return new NatsBroker(opts, jetstream(opts.nc), jsm);
+    }
     try {
       const existing = (await jsm.streams.info(config.name)).config;
       if (existing.max_msgs_per_subject !== config.max_msgs_per_subject || existing.max_age !== config.max_age || !existing.allow_direct) {

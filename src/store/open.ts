@@ -16,6 +16,7 @@ import { StoreStatistics } from './user-charts.js';
 import type { StoreDatabase } from './schema.js';
 import type { StoreConfig, StoreDialectKind } from './types.js';
 import type { ProjectionFaults } from './projection-faults.js';
+import { resilientPgPool } from './pg-pool.js';
 
 export interface ReadStore {
   readonly kind: StoreDialectKind;
@@ -50,10 +51,7 @@ function openSqlite(file: string): Database.Database {
 }
 
 function postgresDialect(connectionString: string, poolSize = 10): PostgresDialect {
-  const pool = new pg.Pool({ connectionString, max: poolSize });
-  // An idle pooled connection the server ends (restart, admin termination) emits 'error' on the pool; without a
-  // listener that is an uncaught exception. The pool drops the broken client and the next query opens a new one.
-  pool.on('error', () => {});
+  const pool = resilientPgPool({ connectionString, max: poolSize });
   return new PostgresDialect({ pool });
 }
 

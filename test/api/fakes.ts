@@ -108,7 +108,7 @@ export class FakeEngine implements ExchangeEngine {
 
 export class FakeAuth implements AuthService {
   keys: ApiKeyRecord[] = [];
-  issueNonce() { return { nonce: 'abcdefgh12345678' }; }
+  async issueNonce() { return { nonce: 'abcdefgh12345678' }; }
   async signIn() { return { user: USER, token: { accessToken: ACCESS, refreshToken: REFRESH } }; }
   async refresh(token: string) {
     if (token !== REFRESH) throw new AuthError(401, 'UNAUTHORIZED', 'Refresh token is not active');

@@ -16,6 +16,7 @@ import { buildJournal } from '../../src/app/builders/journal.js';
 import { loadConfig } from '../../src/app/config.js';
 import { createEngine } from '../../src/engine/engine.js';
 import { openDurableReader } from '../../src/journal/durable-location.js';
+import { NO_NATS_AUTH } from '../../src/journal/nats-connection.js';
 import { verifyJournal } from '../../src/sequencer/recovery.js';
 import { dropCluster, freshCluster, natsConnection } from '../journal/jetstream-helpers.js';
 import { freePort } from '../journal/private-nats.js';
@@ -29,7 +30,7 @@ const skip = await skipUnless('nats');
 test('JOURNAL=jetstream: SIGKILL under load, restart; every acknowledged order is there and the state equals a clean replay', { skip, timeout: 180_000 }, async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'perpx-jetstream-'));
   const cluster = freshCluster();
-  const location = { kind: 'jetstream' as const, natsUrl: NATS_TEST_URL, cluster, replicas: 1 };
+  const location = { kind: 'jetstream' as const, natsUrl: NATS_TEST_URL, cluster, replicas: 1, auth: NO_NATS_AUTH };
   const env = { JOURNAL: 'jetstream', NATS_URL: NATS_TEST_URL, CLUSTER_NAME: cluster, SNAPSHOT_EVERY_COMMANDS: '40' };
   const servers: ServerProcess[] = [];
   try {

@@ -129,7 +129,7 @@ describe('architecture: declarations', () => {
     const ports: Record<string, string> = {
       CommandJournal: 'journal', SnapshotStore: 'journal', ChainNetwork: 'chain', IndexFeed: 'feeds', PriceSink: 'feeds',
       SignatureVerifier: 'signing', Broker: 'realtime', ChannelPublisher: 'realtime', Authorize: 'realtime',
-      EventBroker: 'sequencer', SnapshotReplica: 'sequencer', AuthStore: 'auth', SessionEvents: 'auth', HistoryReader: 'api',
+      EventBroker: 'sequencer', SnapshotReplica: 'sequencer', AuthStore: 'auth', SessionEvents: 'auth', HistoryReader: 'api', NonceStore: 'auth',
       EngineFollower: 'cluster', CommandSubmitter: 'cluster',
     };
     for (const [name, folder] of Object.entries(ports)) assert.deepEqual(declared.get(name), [`src/${folder}/ports.ts`], name);

@@ -9,7 +9,7 @@ import { clientSignIn, makeService, randomWallet } from './helpers.js';
 test('api key: create → authenticate → update → regenerate → delete → fails', async () => {
   const { auth, db, cleanup } = await makeService();
   try {
-    const { user } = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
+    const { user } = await auth.signIn(await clientSignIn(randomWallet(), (await auth.issueNonce()).nonce));
     const { apiKey, key } = await auth.createApiKey(user.id, { name: 'bot' });
     assert.equal(apiKey.name, 'bot');
     assert.ok(key.startsWith(apiKey.prefix));
@@ -50,8 +50,8 @@ test('api key: create → authenticate → update → regenerate → delete → 
 test('api key: expiry, ownership, validation, paging', async () => {
   const { auth, clock, cleanup } = await makeService();
   try {
-    const alice = (await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce))).user;
-    const bob = (await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce))).user;
+    const alice = (await auth.signIn(await clientSignIn(randomWallet(), (await auth.issueNonce()).nonce))).user;
+    const bob = (await auth.signIn(await clientSignIn(randomWallet(), (await auth.issueNonce()).nonce))).user;
 
     const soon = new Date(clock.now() + 60_000).toISOString();
     const { apiKey, key } = await auth.createApiKey(alice.id, { expiresAt: soon });
@@ -93,7 +93,7 @@ test('api key: expiry, ownership, validation, paging', async () => {
 test('api key scopes: default read+trade, chosen at creation and validated, carried by the request context; a key never yields a wider one', async () => {
   const { auth, cleanup } = await makeService();
   try {
-    const { user, token } = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
+    const { user, token } = await auth.signIn(await clientSignIn(randomWallet(), (await auth.issueNonce()).nonce));
     const jwt = await auth.authenticate({ authorization: `Bearer ${token.accessToken}` });
     assert.deepEqual(jwt?.scopes, ['read', 'trade', 'withdraw', 'account']);
 
@@ -140,7 +140,7 @@ test('keys stored before scopes existed keep working with read+trade after the u
   db.prepare('INSERT INTO auth_api_keys VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL)').run(randomUUID(), 'owner', 'old', key.slice(0, 12), sha256Hex(key), 1, 1);
   const { auth, cleanup } = await makeService({ db });
   try {
-    const { user } = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
+    const { user } = await auth.signIn(await clientSignIn(randomWallet(), (await auth.issueNonce()).nonce));
     db.prepare("UPDATE auth_api_keys SET user_id = ? WHERE user_id = 'owner'").run(user.id);
     assert.deepEqual((await auth.authenticate({ 'x-api-key': key }))?.scopes, ['read', 'trade']);
     assert.deepEqual((await auth.listApiKeys(user.id, { withDeleted: false, withExpired: false, limit: 10, offset: 0 })).list[0].scopes, ['read', 'trade']);

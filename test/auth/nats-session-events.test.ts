@@ -77,7 +77,7 @@ describe('session revocations on NATS', async () => {
       const gateway = (i: number) => createAuthService({ store: stores[i]!, dataDir: dirs[0]!.dir, chainId: CHAIN_ID, now: clock.now, sessionEvents: events[i] });
       const g1 = await gateway(0);
       const g2 = await gateway(1);
-      const session = await g1.signIn(await clientSignIn(randomWallet(), g1.issueNonce().nonce));
+      const session = await g1.signIn(await clientSignIn(randomWallet(), (await g1.issueNonce()).nonce));
       // Gateway 2 knows the user from the shared store, and caches the verified token.
       assert.ok(await g2.authenticate(bearer(session.token.accessToken)));
       assert.ok(g2.authenticateNow(bearer(session.token.accessToken)));

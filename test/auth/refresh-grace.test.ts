@@ -28,7 +28,7 @@ function liveTokens(db: Database.Database, accessToken: string): number {
 test('six concurrent refreshes of one parent: all succeed with the same child and distinct fresh access tokens; one token stays live', async () => {
   const { auth, db, cleanup } = await makeService({ refreshGraceSec: GRACE_SEC });
   try {
-    const s = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
+    const s = await auth.signIn(await clientSignIn(randomWallet(), (await auth.issueNonce()).nonce));
     const results = await Promise.all(Array.from({ length: 6 }, () => auth.refresh(s.token.refreshToken)));
     const children = new Set(results.map((r) => r.token.refreshToken));
     assert.equal(children.size, 1, 'one child for every presentation of the parent');
@@ -59,7 +59,7 @@ test('six concurrent refreshes of one parent: all succeed with the same child an
 test('the grace window is exact: the same child until it ends, then the parent is reuse and revokes the family', async () => {
   const { auth, clock, db, cleanup } = await makeService({ refreshGraceSec: GRACE_SEC });
   try {
-    const s = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
+    const s = await auth.signIn(await clientSignIn(randomWallet(), (await auth.issueNonce()).nonce));
     const revoked: SessionRevoked[] = [];
     auth.onRevoked((e) => revoked.push(e));
     const first = await auth.refresh(s.token.refreshToken);
@@ -83,7 +83,7 @@ test('the grace window is exact: the same child until it ends, then the parent i
 test('after logout the parent yields nothing within the grace, and the family stays revoked', async () => {
   const { auth, db, cleanup } = await makeService({ refreshGraceSec: GRACE_SEC });
   try {
-    const s = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
+    const s = await auth.signIn(await clientSignIn(randomWallet(), (await auth.issueNonce()).nonce));
     const child = await auth.refresh(s.token.refreshToken);
     await auth.logout(child.token.accessToken);
     await fails401(auth.refresh(s.token.refreshToken), 'invalid_refresh_token');
@@ -91,7 +91,7 @@ test('after logout the parent yields nothing within the grace, and the family st
     assert.equal(liveTokens(db, s.token.accessToken), 0);
 
     // A logout racing the concurrent refreshes: whatever lands first, nothing of the session survives.
-    const t = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
+    const t = await auth.signIn(await clientSignIn(randomWallet(), (await auth.issueNonce()).nonce));
     const settled = await Promise.allSettled([
       auth.refresh(t.token.refreshToken),
       auth.logout(t.token.accessToken),
@@ -111,7 +111,7 @@ test('after logout the parent yields nothing within the grace, and the family st
 test('once the child was rotated itself, its parent is reuse even within the grace (no second live branch)', async () => {
   const { auth, db, cleanup } = await makeService({ refreshGraceSec: GRACE_SEC });
   try {
-    const s = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
+    const s = await auth.signIn(await clientSignIn(randomWallet(), (await auth.issueNonce()).nonce));
     const child = await auth.refresh(s.token.refreshToken);
     await auth.refresh(child.token.refreshToken);
     await fails401(auth.refresh(s.token.refreshToken), 'refresh_token_reused');
@@ -125,7 +125,7 @@ test('access tokens carry the session expiry (sexp): the live refresh token\'s, 
   const { auth, clock, cleanup } = await makeService({ refreshGraceSec: GRACE_SEC, refreshTokenTtlSec: 3600, accessTokenTtlSec: 5 });
   try {
     const signInAt = clock.now();
-    const s = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
+    const s = await auth.signIn(await clientSignIn(randomWallet(), (await auth.issueNonce()).nonce));
     assert.equal(decodeJwt(s.token.accessToken).sexp, Math.floor((signInAt + 3_600_000) / 1000));
     const verified = await auth.verifyAccessToken(s.token.accessToken);
     assert.equal(verified?.sessionExpiresAt, Math.floor((signInAt + 3_600_000) / 1000) * 1000);

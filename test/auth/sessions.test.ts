@@ -22,8 +22,8 @@ test('logout with the access token refuses that token at once (cached or not) an
   const { auth, cleanup } = await makeService({ accessTokenTtlSec: 300 });
   try {
     const wallet = randomWallet();
-    const one = await auth.signIn(await clientSignIn(wallet, auth.issueNonce().nonce));
-    const two = await auth.signIn(await clientSignIn(wallet, auth.issueNonce().nonce));
+    const one = await auth.signIn(await clientSignIn(wallet, (await auth.issueNonce()).nonce));
+    const two = await auth.signIn(await clientSignIn(wallet, (await auth.issueNonce()).nonce));
     const sid = decodeJwt(one.token.accessToken).sid;
     assert.equal(typeof sid, 'string');
     assert.notEqual(sid, decodeJwt(two.token.accessToken).sid, 'each sign-in is its own session');
@@ -62,7 +62,7 @@ test('logout with the access token refuses that token at once (cached or not) an
 test('logout with the refresh token ends the session; anything else is a 401', async () => {
   const { auth, cleanup } = await makeService();
   try {
-    const s = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
+    const s = await auth.signIn(await clientSignIn(randomWallet(), (await auth.issueNonce()).nonce));
     const next = await auth.refresh(s.token.refreshToken);
     assert.ok(await auth.authenticate(bearer(next.token.accessToken)));
     await auth.logout(next.token.refreshToken);
@@ -74,7 +74,7 @@ test('logout with the refresh token ends the session; anything else is a 401', a
     // a token of another deployment (another signing key) names no session here
     const other = await makeService();
     try {
-      const foreign = await other.auth.signIn(await clientSignIn(randomWallet(), other.auth.issueNonce().nonce));
+      const foreign = await other.auth.signIn(await clientSignIn(randomWallet(), (await other.auth.issueNonce()).nonce));
       await fails401(auth.logout(foreign.token.accessToken), 'invalid_token');
     } finally {
       other.cleanup();
@@ -88,7 +88,7 @@ test('refresh-token reuse revokes the session: announced as a revocation, and th
   // No grace window: the second presentation is reuse at once (test/auth/refresh-grace.test.ts: with one).
   const { auth, cleanup } = await makeService({ refreshGraceSec: 0 });
   try {
-    const s = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
+    const s = await auth.signIn(await clientSignIn(randomWallet(), (await auth.issueNonce()).nonce));
     const events: SessionRevoked[] = [];
     auth.onRevoked((e) => events.push(e));
     const winner = await auth.refresh(s.token.refreshToken);
@@ -106,7 +106,7 @@ test('refresh-token reuse revokes the session: announced as a revocation, and th
 test('without a grace window, concurrent refreshes of one token: one wins at most, and the session ends (a replay cannot fork it)', async () => {
   const { auth, cleanup } = await makeService({ refreshGraceSec: 0 });
   try {
-    const s = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
+    const s = await auth.signIn(await clientSignIn(randomWallet(), (await auth.issueNonce()).nonce));
     const results = await Promise.allSettled([auth.refresh(s.token.refreshToken), auth.refresh(s.token.refreshToken), auth.refresh(s.token.refreshToken)]);
     assert.ok(results.filter((r) => r.status === 'fulfilled').length <= 1);
     for (const r of results) {
@@ -117,7 +117,7 @@ test('without a grace window, concurrent refreshes of one token: one wins at mos
     }
 
     // A logout racing a refresh in flight: whichever lands first, nothing of the session survives.
-    const t = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
+    const t = await auth.signIn(await clientSignIn(randomWallet(), (await auth.issueNonce()).nonce));
     const [refreshed] = await Promise.allSettled([auth.refresh(t.token.refreshToken), auth.logout(t.token.accessToken)]);
     if (refreshed.status === 'fulfilled') {
       await fails401(auth.refresh(refreshed.value.token.refreshToken), 'invalid_refresh_token');
@@ -132,7 +132,7 @@ test('without a grace window, concurrent refreshes of one token: one wins at mos
 test('revocations outlive a restart, and reach other nodes through the session-events port', async () => {
   const { auth, db, dataDir, clock, cleanup } = await makeService({ accessTokenTtlSec: 300 });
   try {
-    const s = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
+    const s = await auth.signIn(await clientSignIn(randomWallet(), (await auth.issueNonce()).nonce));
     await auth.logout(s.token.accessToken);
     // A service started later on the same database refuses the revoked session's still-unexpired token.
     const restarted = await createAuthService({ store: new SqliteAuthStore(db), dataDir, chainId: CHAIN_ID, now: clock.now, accessTokenTtlSec: 300 });
@@ -142,7 +142,7 @@ test('revocations outlive a restart, and reach other nodes through the session-e
     const bus = new InProcessSessionEvents();
     const a = await createAuthService({ store: new SqliteAuthStore(db), dataDir, chainId: CHAIN_ID, now: clock.now, sessionEvents: bus });
     const b = await createAuthService({ store: new SqliteAuthStore(db), dataDir, chainId: CHAIN_ID, now: clock.now, sessionEvents: bus });
-    const t = await a.signIn(await clientSignIn(randomWallet(), a.issueNonce().nonce));
+    const t = await a.signIn(await clientSignIn(randomWallet(), (await a.issueNonce()).nonce));
     assert.ok(await b.authenticate(bearer(t.token.accessToken)));
     assert.ok(b.authenticateNow(bearer(t.token.accessToken)));
     const seenByB: string[] = [];

@@ -21,7 +21,7 @@ async function refreshFails(p: Promise<unknown>, code: string): Promise<void> {
 test('access token: claims, verification, expiry', async () => {
   const { auth, clock, cleanup } = await makeService({ accessTokenTtlSec: 300, issuer: 'test-issuer' });
   try {
-    const { user, token } = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
+    const { user, token } = await auth.signIn(await clientSignIn(randomWallet(), (await auth.issueNonce()).nonce));
     const claims = decodeJwt(token.accessToken);
     assert.equal(claims.sub, user.id);
     assert.equal(claims.exid, user.exchangeId);
@@ -53,7 +53,7 @@ test('access token: claims, verification, expiry', async () => {
 test('tampered, foreign-key, alg:none, wrong typ and wrong issuer tokens are refused', async () => {
   const { auth, dataDir, cleanup } = await makeService();
   try {
-    const { user, token } = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
+    const { user, token } = await auth.signIn(await clientSignIn(randomWallet(), (await auth.issueNonce()).nonce));
     const [h, p, s] = token.accessToken.split('.');
     const payload = decodeJwt(token.accessToken);
 
@@ -99,7 +99,7 @@ test('tampered, foreign-key, alg:none, wrong typ and wrong issuer tokens are ref
 test('refresh rotates; reusing a rotated token revokes the whole family', async () => {
   const { auth, cleanup } = await makeService();
   try {
-    const first = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
+    const first = await auth.signIn(await clientSignIn(randomWallet(), (await auth.issueNonce()).nonce));
     const second = await auth.refresh(first.token.refreshToken);
     assert.equal(second.user.id, first.user.id);
     assert.notEqual(second.token.refreshToken, first.token.refreshToken);
@@ -116,7 +116,7 @@ test('refresh rotates; reusing a rotated token revokes the whole family', async 
     await refreshFails(auth.refresh(''), 'invalid_refresh_token');
 
     // another session (family) of the same user is unaffected
-    const other = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
+    const other = await auth.signIn(await clientSignIn(randomWallet(), (await auth.issueNonce()).nonce));
     await auth.refresh(other.token.refreshToken);
   } finally {
     cleanup();
@@ -126,7 +126,7 @@ test('refresh rotates; reusing a rotated token revokes the whole family', async 
 test('refresh tokens expire; only their hashes are stored', async () => {
   const { auth, clock, db, cleanup } = await makeService({ refreshTokenTtlSec: 3600 });
   try {
-    const { token } = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
+    const { token } = await auth.signIn(await clientSignIn(randomWallet(), (await auth.issueNonce()).nonce));
     const rows = db.prepare('SELECT token_hash FROM auth_refresh_tokens').all() as Array<{ token_hash: string }>;
     assert.ok(rows.length > 0);
     assert.ok(rows.every((r) => r.token_hash !== token.refreshToken && /^[0-9a-f]{64}$/.test(r.token_hash)));
@@ -143,7 +143,7 @@ test('the signing key is created once (mode 0600) and reused by a second instanc
     const db = new Database(':memory:');
     const clock = testClock();
     const a = await createAuthService({ store: new SqliteAuthStore(db), dataDir: dir, chainId: CHAIN_ID, now: clock.now });
-    const { token, user } = await a.signIn(await clientSignIn(randomWallet(), a.issueNonce().nonce));
+    const { token, user } = await a.signIn(await clientSignIn(randomWallet(), (await a.issueNonce()).nonce));
     const file = join(dir, SIGNING_KEY_FILE);
     assert.equal(statSync(file).mode & 0o777, 0o600);
     const before = readFileSync(file, 'utf8');
@@ -170,7 +170,7 @@ test('the signing key is created once (mode 0600) and reused by a second instanc
 test('verified tokens and users are cached, but a role change shows at once and a cached token still expires', async () => {
   const { auth, clock, db, cleanup } = await makeService({ accessTokenTtlSec: 60 });
   try {
-    const { user, token } = await auth.signIn(await clientSignIn(randomWallet(), auth.issueNonce().nonce));
+    const { user, token } = await auth.signIn(await clientSignIn(randomWallet(), (await auth.issueNonce()).nonce));
     const bearer = { authorization: `Bearer ${token.accessToken}` };
     assert.equal((await auth.authenticate(bearer))?.user.role, 'user');
     // Served from the caches now: a role change through the service must still be visible immediately.

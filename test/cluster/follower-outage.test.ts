@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { openEngineFollower } from '../../src/cluster/follower.js';
 import type { Command } from '../../src/engine/commands.js';
 import { createEngine, restoreEngine } from '../../src/engine/engine.js';
-import { connectNats } from '../../src/journal/durable-location.js';
+import { connectNats, NO_NATS_AUTH } from '../../src/journal/nats-connection.js';
 import { openJetStreamJournal } from '../../src/journal/jetstream-journal.js';
 import { verifyJournal } from '../../src/sequencer/recovery.js';
 import { silentLogger } from '../journal/helpers.js';
@@ -18,8 +18,8 @@ const cmd = (i: number): Command => ({ kind: 'funds.deposit', ts: 1000 + i, user
 
 test('NATS killed and restarted: the follower resumes from the next command to a clean replay\'s state', { skip: skipUnlessNatsServerBinary(), timeout: 90_000 }, async () => {
   await withPrivateNats(async (nats) => {
-    const leaderNc = await connectNats(nats.url, 'perpx leader');
-    const gatewayNc = await connectNats(nats.url, 'perpx gateway');
+    const leaderNc = await connectNats(nats.url, 'perpx leader', NO_NATS_AUTH);
+    const gatewayNc = await connectNats(nats.url, 'perpx gateway', NO_NATS_AUTH);
     try {
       const journal = await openJetStreamJournal({ nc: leaderNc, cluster: 'outage', timeoutMs: 1000 });
       for (let seq = 1; seq <= 20; seq++) journal.append(seq, cmd(seq));

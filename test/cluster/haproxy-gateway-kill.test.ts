@@ -28,6 +28,7 @@ import { Bot, eventually, ok, RAISED_RATE_LIMITS } from '../app/client.js';
 import { NATS_TEST_URL, PG_ADMIN_URL, skipUnless, skipUnlessInstalled } from '../services.js';
 import { createPostgresTestDatabase } from '../store/dialects.js';
 import { orderLoad, OrderChannelListener, sendUntilAnswered, type SentOrder } from './failover-clients.js';
+import { NO_NATS_AUTH } from '../../src/journal/nats-connection.js';
 
 const skip = (await skipUnless('nats')) || (await skipUnless('postgres'))
   || skipUnlessInstalled('haproxy', findHaproxy(), 'apt-get install -y haproxy');
@@ -165,7 +166,7 @@ describe('haproxy in front of two gateways: SIGKILL of one under signed load', {
 
     const operatorToken = readFileSync(join(root, 'gateway-2', 'operator-token'), 'utf8').trim();
     const checkpoint = ok(await (await fetch(`${url}/api/admin/checkpoint`, { method: 'POST', headers: { 'x-operator-token': operatorToken } }).then(async (r) => ({ status: r.status, body: await r.json() }))), 'checkpoint') as { seq: number; stateHash: string };
-    const replay: Built<Following> = await buildFollower({ nats: { url: NATS_TEST_URL, cluster, streamReplicas: 1 } }, 'haproxy test replay', { log: pino({ level: 'silent' }) });
+    const replay: Built<Following> = await buildFollower({ nats: { url: NATS_TEST_URL, cluster, streamReplicas: 1, auth: NO_NATS_AUTH } }, 'haproxy test replay', { log: pino({ level: 'silent' }) });
     try {
       await replay.service.follower.waitFor(checkpoint.seq, 30_000);
       assert.equal(replay.service.follower.engine.stateHash(), checkpoint.stateHash, 'the leader\'s state equals a replay of the log');

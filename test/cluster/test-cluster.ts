@@ -50,16 +50,28 @@ export async function startClusterAsExchange(env: Record<string, string> = {}): 
   return { ex, url: ex.url, stop: () => C.stop() };
 }
 
-export async function startTestCluster(env: Record<string, string> = {}, gateways = 2, options: { sharedDataDir?: boolean } = {}): Promise<TestCluster> {
-  const cluster = `t${randomBytes(5).toString('hex')}`;
+export interface TestClusterOptions {
+  /** Another NATS (a private server, e.g. one enforcing credentials) instead of the machine's; its owner cleans it up. */
+  natsUrl?: string;
+  /** The cluster name (default: a fresh one). */
+  cluster?: string;
+  /** Settings of one role only (e.g. its NATS_USER and NATS_PASSWORD). */
+  roleEnv?: (role: 'engine' | 'gateway' | 'projector') => Record<string, string>;
+  /** One DATA_DIR for every role, as on one machine (default: one per role). */
+  sharedDataDir?: boolean;
+}
+
+export async function startTestCluster(env: Record<string, string> = {}, gateways = 2, options: TestClusterOptions = {}): Promise<TestCluster> {
+  const cluster = options.cluster ?? `t${randomBytes(5).toString('hex')}`;
   const root = mkdtempSync(join(tmpdir(), 'perpx-cluster-'));
   const authDb = await createPostgresTestDatabase();
   const readDb = await createPostgresTestDatabase();
   const config = (role: string) => loadConfig({
     PORT: '0', DATA_DIR: options.sharedDataDir ? root : join(root, role), SIGNATURE_THREADS: '0', LOG_LEVEL: 'silent', SEED_DEMO: 'true', HEARTBEAT_MS: '1000',
     MARKET_MAKERS: '0', DEMO_WALLET: 'false', INDEX_FEED: 'off', FUNDING_INTERVAL_MS: '0', ...RAISED_RATE_LIMITS,
-    NATS_URL: NATS_TEST_URL, CLUSTER_NAME: cluster, AUTH_DATABASE_URL: authDb.connectionString, READ_STORE_URL: readDb.connectionString,
+    NATS_URL: options.natsUrl ?? NATS_TEST_URL, CLUSTER_NAME: cluster, AUTH_DATABASE_URL: authDb.connectionString, READ_STORE_URL: readDb.connectionString,
     ...env,
+    ...options.roleEnv?.(role.startsWith('gateway') ? 'gateway' : (role as 'engine' | 'projector')),
   });
   const started: { engine?: RunningEngineNode; projector?: RunningProjector; gateways: RunningGateway[] } = { gateways: [] };
   let stopping: Promise<void> | undefined;
@@ -68,12 +80,14 @@ export async function startTestCluster(env: Record<string, string> = {}, gateway
     for (const g of started.gateways) await g.close().catch(() => undefined);
     await started.projector?.close().catch(() => undefined);
     await started.engine?.close().catch(() => undefined);
-    const nc = await connect({ servers: NATS_TEST_URL });
-    const jsm = await jetstreamManager(nc);
-    for (const stream of [`PERPX_${cluster}_COMMANDS`, `PERPX_${cluster}_REALTIME`, `OBJ_perpx-${cluster}-snapshots`]) {
-      await jsm.streams.delete(stream).catch(() => undefined);
+    if (!options.natsUrl) {
+      const nc = await connect({ servers: NATS_TEST_URL });
+      const jsm = await jetstreamManager(nc);
+      for (const stream of [`PERPX_${cluster}_COMMANDS`, `PERPX_${cluster}_REALTIME`, `OBJ_perpx-${cluster}-snapshots`]) {
+        await jsm.streams.delete(stream).catch(() => undefined);
+      }
+      await nc.close();
     }
-    await nc.close();
     await authDb.drop();
     await readDb.drop();
     rmSync(root, { recursive: true, force: true });

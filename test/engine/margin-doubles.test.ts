@@ -6,15 +6,16 @@ import fc from 'fast-check';
 import { productParts, productScratch, SCALE_N } from '../../src/domain/fixed.js';
 import { DEMO_INSTRUMENTS } from '../../src/domain/instrument.js';
 import {
-  costUnits, lockOf, lockUnits, newAccount, newPosition, OpenVolume, smallMoney, unrealizedPnL, unrealizedUnits, type Position,
+  costUnits, lockOf, lockUnits, newAccount, newPosition, smallMoney, unrealizedPnL, unrealizedUnits, type Position,
 } from '../../src/engine/account.js';
+import { OpenVolume } from '../../src/engine/open-volume.js';
 import { compileInstrument, maintenanceMargin, maintenanceMarginUnits } from '../../src/engine/instrument-rules.js';
 import {
   accountRisk, adlLevel, adlLevelUnits, bankruptcyPrice, bankruptcyPriceUnits, isMarginCall, mustLiquidate, quickRisk, QuickRisk,
 } from '../../src/engine/margin.js';
 import { Market } from '../../src/engine/market.js';
 
-const position = (qty: number, cost: bigint): Position => ({
+const position = (qty: number, cost: bigint): Position => newPosition({
   id: 'p', instrument: 'X', qty, side: qty < 0 ? 'SELL' : 'BUY', cost, realizedPnL: 0n, fee: 0n, fundingPaid: 0n, createdAt: 0, updatedAt: 0,
 });
 
@@ -115,7 +116,7 @@ test('quickRisk gives the verdict accountRisk gives whenever it is sure', () => 
       positions.forEach((p, i) => {
         const m = markets.get(ids[i])!;
         m.markPrice = p.mark;
-        acc.positions.set(ids[i], { id: `p${i}`, instrument: ids[i], qty: p.qty, side: 'BUY', cost: p.cost, realizedPnL: 0n, fee: 0n, fundingPaid: 0n, createdAt: 0, updatedAt: 0 });
+        acc.positions.set(ids[i], newPosition({ id: `p${i}`, instrument: ids[i], qty: p.qty, side: 'BUY', cost: p.cost, realizedPnL: 0n, fee: 0n, fundingPaid: 0n, createdAt: 0, updatedAt: 0 }));
       });
       const quick = quickRisk(acc, markets);
       if (quick === QuickRisk.Unsure) return;
@@ -151,7 +152,7 @@ test('bankruptcyPriceUnits and adlLevelUnits equal their bigint twins whenever t
       acc.balance = balance;
       positions.forEach((p, i) => {
         markets.get(ids[i])!.markPrice = p.mark;
-        acc.positions.set(ids[i], { id: `p${i}`, instrument: ids[i], qty: p.qty, side: 'BUY', cost: p.cost, realizedPnL: 0n, fee: 0n, fundingPaid: 0n, createdAt: 0, updatedAt: 0 });
+        acc.positions.set(ids[i], newPosition({ id: `p${i}`, instrument: ids[i], qty: p.qty, side: 'BUY', cost: p.cost, realizedPnL: 0n, fee: 0n, fundingPaid: 0n, createdAt: 0, updatedAt: 0 }));
       });
       const pos = acc.positions.get(ids[0])!;
       const fast = bankruptcyPriceUnits(acc, pos, markets);

@@ -1,7 +1,8 @@
 /**
  * What only the JetStream journal has: the stream it creates (file storage, nothing ever discarded), one
  * message per group commit cut under the server's message size limit, the fencing error a deposed writer
- * gets, a log with a gap refused on read, and a stream that would drop commands refused at open.
+ * gets, a log with a gap refused on read, a stream that would drop commands refused at open, and an older
+ * stream on the literal subject moved to the wildcard one.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -35,7 +36,7 @@ test('the stream: file storage, limits that never discard, one message per group
   const { config } = await jsm.streams.info(names.commandStream);
   assert.deepEqual(
     [config.subjects, config.storage, config.retention, config.discard, config.num_replicas, config.max_age, config.max_msgs, config.max_bytes],
-    [[names.commandSubject], 'file', 'limits', 'new', 1, 0, -1, -1],
+    [[names.commandStreamSubject], 'file', 'limits', 'new', 1, 0, -1, -1],
   );
   for (let i = 1; i <= 7; i++) j.append(i, cmd(i));
   await j.flush();
@@ -94,4 +95,17 @@ test('a stream that would discard commands is refused at open', { skip }, () => 
   const jsm = await jetstreamManager(nc);
   await jsm.streams.add({ ...commandStreamConfig(cluster, 1), max_age: 3_600_000_000_000 });
   await assert.rejects(openJetStreamJournal({ nc, cluster }), /would drop or not persist commands/);
+}));
+
+test('a stream of an older version, on the literal subject, is moved to the wildcard and keeps its log', { skip }, () => withCluster(async (cluster) => {
+  const nc = await natsConnection();
+  const jsm = await jetstreamManager(nc);
+  const names = clusterNames(cluster);
+  const oldSubject = `perpx.${cluster}.commands`;
+  await jsm.streams.add({ ...commandStreamConfig(cluster, 1), subjects: [oldSubject] });
+  const old = await openJetStreamJournal({ nc, cluster });
+  assert.deepEqual((await jsm.streams.info(names.commandStream)).config.subjects, [names.commandStreamSubject]);
+  for (let i = 1; i <= 3; i++) old.append(i, cmd(i));
+  await old.flush();
+  assert.deepEqual((await entries(old.read(0))).map((e) => e.seq), [1, 2, 3]);
 }));

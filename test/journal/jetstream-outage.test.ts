@@ -7,20 +7,39 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Command } from '../../src/engine/commands.js';
-import { connectNats } from '../../src/journal/durable-location.js';
+import { connectNats, NO_NATS_AUTH } from '../../src/journal/nats-connection.js';
 import { openJetStreamJournal } from '../../src/journal/jetstream-journal.js';
 import { JournalWriteError } from '../../src/journal/ports.js';
 import { entries } from './journal-contract.js';
-import { skipUnlessNatsServerBinary, untilReconnected, withPrivateNats } from './private-nats.js';
+import { freePort, PrivateNats, skipUnlessNatsServerBinary } from './private-nats.js';
 
 const cmd = (i: number): Command => ({ kind: 'funds.deposit', ts: 1000 + i, userId: 1 + (i % 3), amount: String(i), transferId: `t${i}` });
 
-test('NATS killed and restarted: the flush in between fails stop; every acknowledged command is kept, gap-free', { skip: skipUnlessNatsServerBinary(), timeout: 60_000 }, async (t) => {
-  await withPrivateNats(async (nats) => {
-    const nc = await connectNats(nats.url, 'perpx outage test');
+/** Retries `open` (the client reconnects every 2 s, JetStream then recovers its streams) up to 20 s. */
+async function untilReconnected<T>(open: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
     try {
-      const journal = await openJetStreamJournal({ nc, cluster: 'outage', timeoutMs: 1000 });
+      return await open();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+test('NATS killed and restarted, retries off: the flush in between fails stop; every acknowledged command is kept, gap-free', { skip: skipUnlessNatsServerBinary(), timeout: 60_000 }, async (t) => {
+  const storeDir = mkdtempSync(join(tmpdir(), 'perpx-nats-'));
+  const nats = new PrivateNats(await freePort(), storeDir);
+  try {
+    await nats.start();
+    const nc = await connectNats(nats.url, 'perpx outage test', NO_NATS_AUTH);
+    try {
+      const journal = await openJetStreamJournal({ nc, cluster: 'outage', timeoutMs: 1000, retryForMs: 0 });
       let seq = 0;
       for (let g = 0; g < 10; g++) {
         for (let k = 0; k < 5; k++) journal.append(++seq, cmd(seq));
@@ -49,5 +68,46 @@ test('NATS killed and restarted: the flush in between fails stop; every acknowle
     } finally {
       await nc.close();
     }
-  });
+  } finally {
+    await nats.stop('SIGKILL');
+    rmSync(storeDir, { recursive: true, force: true });
+  }
+});
+
+test('NATS killed and restarted: a flush in between is retried and lands once; the journal goes on', { skip: skipUnlessNatsServerBinary(), timeout: 60_000 }, async () => {
+  const storeDir = mkdtempSync(join(tmpdir(), 'perpx-nats-'));
+  const nats = new PrivateNats(await freePort(), storeDir);
+  try {
+    await nats.start();
+    const nc = await connectNats(nats.url, 'perpx outage retry test', NO_NATS_AUTH);
+    try {
+      const journal = await openJetStreamJournal({ nc, cluster: 'retry', timeoutMs: 1000 });
+      let seq = 0;
+      for (let g = 0; g < 5; g++) {
+        for (let k = 0; k < 5; k++) journal.append(++seq, cmd(seq));
+        await journal.flush();
+      }
+      await nats.stop('SIGKILL');
+      // Two flushes pipelined while NATS is down: both wait, neither fails.
+      for (let k = 0; k < 5; k++) journal.append(++seq, cmd(seq));
+      const first = journal.flush();
+      for (let k = 0; k < 5; k++) journal.append(++seq, cmd(seq));
+      const second = journal.flush();
+      await new Promise((r) => setTimeout(r, 2500)); // past the 1 s ack wait: the appends are being retried
+      await nats.start();
+      await Promise.all([first, second]);
+      assert.equal(journal.durableSeq(), 35);
+      journal.append(++seq, cmd(seq));
+      await journal.flush();
+      const kept = await entries(journal.read(0));
+      assert.deepEqual(kept.map((e) => e.seq), Array.from({ length: 36 }, (_, k) => k + 1), 'each command once, gap-free');
+      assert.deepEqual(kept.map((e) => e.command), kept.map((e) => cmd(e.seq)), 'each command as appended');
+      await journal.close();
+    } finally {
+      await nc.close();
+    }
+  } finally {
+    await nats.stop('SIGKILL');
+    rmSync(storeDir, { recursive: true, force: true });
+  }
 });

@@ -41,13 +41,15 @@ export class PrivateNats {
   private proc: ChildProcess | undefined;
   readonly url: string;
 
-  constructor(readonly port: number, readonly storeDir: string) {
+  /** `configFile`: a nats-server config (e.g. an `authorization` block) read besides the flags. */
+  constructor(readonly port: number, readonly storeDir: string, readonly configFile?: string) {
     this.url = `nats://127.0.0.1:${port}`;
   }
 
   /** Starts it and waits (up to 20 s) until it answers with JetStream on. */
   async start(): Promise<void> {
-    const proc = spawn(NATS_SERVER, ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir], { stdio: 'ignore' });
+    const config = this.configFile ? ['-c', this.configFile] : [];
+    const proc = spawn(NATS_SERVER, [...config, '-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir], { stdio: 'ignore' });
     this.proc = proc;
     const exited = new Promise<never>((_, reject) => proc.once('exit', (code) => reject(new Error(`nats-server exited (${code}) on start`))));
     exited.catch(() => undefined);

@@ -1,19 +1,21 @@
 /**
  * Sign-in and credentials: the auth store (users, sessions, API keys) and the account tables (profiles, trade
- * signals, mobile-app rules, OAuth) in DATA_DIR/auth.db, or all in PostgreSQL shared by every gateway with
- * revocations broadcast on NATS; the auth service, and the operator CLI's token.
+ * signals, mobile-app rules, OAuth) in DATA_DIR/auth.db with sign-in nonces in memory, or all in PostgreSQL shared
+ * by every gateway with revocations broadcast on NATS; the auth service, and the operator CLI's token.
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type pino from 'pino';
 import { openAccountStores, type AccountDatabase, type AccountStores } from '../../accounts/index.js';
-import { createAuthService, DEFAULT_TOKEN_ISSUER, InProcessSessionEvents, loadOrCreateSigningKey, MarketDataTokens, NatsSessionEvents, PgAuthStore, PgSharedSecrets, SqliteAuthStore, type SigningKey } from '../../auth/index.js';
+import { createAuthService, DEFAULT_NONCE_TTL_MS, DEFAULT_TOKEN_ISSUER, InProcessSessionEvents, loadOrCreateSigningKey, MarketDataTokens, NatsSessionEvents, PgAuthStore, PgNonceStore, PgSharedSecrets, SqliteAuthStore, type SigningKey } from '../../auth/index.js';
 import { loadOrCreateOperatorToken, writeOperatorTokenCopy } from '../../auth/operator-token.js';
-import type { AuthStore, SessionEvents } from '../../auth/ports.js';
-import { connectNats } from '../../journal/durable-location.js';
+import type { AuthStore, NonceStore, SessionEvents } from '../../auth/ports.js';
+import { clusterNames } from '../../journal/jetstream-names.js';
+import { connectNats } from '../../journal/nats-connection.js';
 import type { ExchangeConfig } from '../config.js';
 import { closingOnFailure, type Built } from '../shutdown-registry.js';
+import { resilientPgPool } from '../../store/pg-pool.js';
 
 export type ExchangeAuth = Awaited<ReturnType<typeof createAuthService>>;
 
@@ -34,6 +36,8 @@ const missedWindowMs = (config: AuthConfig) => config.accessTokenTtlSec * 1000;
 
 interface SharedState {
   store: AuthStore;
+  /** Sign-in nonces in PostgreSQL, so any gateway consumes what another issued; undefined: in this process's memory. */
+  nonces?: NonceStore;
   events: SessionEvents;
   /** The JWT signing key and the operator token: files in DATA_DIR, or one set in PostgreSQL for every gateway. */
   secrets: { signingKey: SigningKey; operatorToken: string };
@@ -71,14 +75,13 @@ async function openSharedState(config: AuthConfig, dataDir: string, log: pino.Lo
   // Nothing in auth.db: a gateway keeps no auth state of its own, so any gateway may serve any request.
   const secrets = await sharedSecrets(config, dataDir);
   const store = new PgAuthStore({ connectionString: config.authDatabaseUrl });
-  const accountsPool = new pg.Pool({ connectionString: config.authDatabaseUrl, max: 4 });
-  // An idle client the server ends (restart, admin kill) errors on the pool; the pool replaces it.
-  accountsPool.on('error', () => {});
-  const closeStores = { close: async () => void (await Promise.all([store.close(), accountsPool.end()])) };
-  const nc = await closingOnFailure(closeStores, () => connectNats(config.nats.url, 'perpx auth'));
+  const nonces = new PgNonceStore({ connectionString: config.authDatabaseUrl, ttlMs: DEFAULT_NONCE_TTL_MS, limits: config.nonceLimits });
+  const accountsPool = resilientPgPool({ connectionString: config.authDatabaseUrl, max: 4 });
+  const closeStores = { close: async () => void (await Promise.all([store.close(), nonces.close(), accountsPool.end()])) };
+  const nc = await closingOnFailure(closeStores, () => connectNats(config.nats.url, 'perpx auth', config.nats.auth));
   const events = new NatsSessionEvents({
     nc,
-    subject: `perpx.${config.nats.cluster}.sessions.revoked`,
+    subject: clusterNames(config.nats.cluster).revocationSubject,
     onListenerError,
     missedSince: async (since) => {
       const rows = await store.revokedFamiliesSince(Math.max(since, Date.now() - missedWindowMs(config)));
@@ -91,7 +94,7 @@ async function openSharedState(config: AuthConfig, dataDir: string, log: pino.Lo
     await closeStores.close();
   };
   await closingOnFailure({ close }, () => events.ready());
-  return { store, events, secrets, accounts: { pool: accountsPool }, close };
+  return { store, nonces, events, secrets, accounts: { pool: accountsPool }, close };
 }
 
 export async function buildAuth(config: AuthConfig, dataDir: string, log: pino.Logger): Promise<Built<AuthParts>> {
@@ -107,6 +110,7 @@ export async function buildAuth(config: AuthConfig, dataDir: string, log: pino.L
       refreshGraceSec: config.refreshGraceSec,
       sessionEvents: shared.events,
       nonceLimits: config.nonceLimits,
+      nonces: shared.nonces,
       allowedDomains: config.siweDomains,
     });
     const accountStores = await openAccountStores(shared.accounts, (userId) => auth.forgetUser(userId));

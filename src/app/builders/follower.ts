@@ -5,7 +5,7 @@
 import type pino from 'pino';
 import { openEngineFollower, type EngineFollowerOptions, type JetStreamEngineFollower } from '../../cluster/follower.js';
 import { createEngine, restoreEngine } from '../../engine/engine.js';
-import { connectNats } from '../../journal/durable-location.js';
+import { connectNats } from '../../journal/nats-connection.js';
 import { openObjectStoreSnapshots } from '../../journal/object-store-snapshots.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ExchangeConfig } from '../config.js';
@@ -22,7 +22,7 @@ export async function buildFollower(
   name: string,
   options: Pick<EngineFollowerOptions, 'bus' | 'pace' | 'snapshotAtOrBefore' | 'onFailed'> & { log: pino.Logger },
 ): Promise<Built<Following>> {
-  const nc = await connectNats(config.nats.url, name).catch((err: unknown) => {
+  const nc = await connectNats(config.nats.url, name, config.nats.auth).catch((err: unknown) => {
     throw new Error(`NATS at ${config.nats.url} does not answer (${err instanceof Error ? err.message : String(err)})`, { cause: err });
   });
   const connection = { close: () => nc.close() };

@@ -4,7 +4,8 @@
  * store, on one connection this builder owns).
  */
 import { join } from 'node:path';
-import { connectNats, describeLocation, type DurableLocation } from '../../journal/durable-location.js';
+import { describeLocation, type DurableLocation } from '../../journal/durable-location.js';
+import { connectNats } from '../../journal/nats-connection.js';
 import { FileSnapshotStore } from '../../journal/file-snapshots.js';
 import { openJetStreamJournal } from '../../journal/jetstream-journal.js';
 import { openObjectStoreSnapshots } from '../../journal/object-store-snapshots.js';
@@ -39,8 +40,8 @@ export async function buildJournal(config: Pick<ExchangeConfig, 'journalWriter' 
 }
 
 async function buildJetStreamJournal(nats: ExchangeConfig['nats']): Promise<Built<Durable>> {
-  const location: DurableLocation = { kind: 'jetstream', natsUrl: nats.url, cluster: nats.cluster, replicas: nats.streamReplicas };
-  const nc = await connectNats(nats.url, 'perpx engine').catch((err: unknown) => {
+  const location: DurableLocation = { kind: 'jetstream', natsUrl: nats.url, cluster: nats.cluster, replicas: nats.streamReplicas, auth: nats.auth };
+  const nc = await connectNats(nats.url, 'perpx engine', nats.auth).catch((err: unknown) => {
     throw new Error(`JOURNAL=jetstream: NATS at ${nats.url} does not answer (${err instanceof Error ? err.message : String(err)})`, { cause: err });
   });
   const connection = { close: () => nc.close() };

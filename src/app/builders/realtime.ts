@@ -9,7 +9,8 @@ import { clientIp, proxyTrust } from '../../api/client-ip.js';
 import type { AuthService } from '../../auth/types.js';
 import type { EngineQueries } from '../../engine/api.js';
 import type { InstrumentStats } from '../../records/index.js';
-import { connectNats } from '../../journal/durable-location.js';
+import { clusterNames } from '../../journal/jetstream-names.js';
+import { connectNats } from '../../journal/nats-connection.js';
 import { ChannelPolicy, RECOVERABLE_HISTORY } from '../../realtime/channel-policy.js';
 import { ExchangeChannels } from '../../realtime/channels.js';
 import { createRealtimeServer, DisconnectCode, NatsBroker, type Broker, type RealtimeStats } from '../../realtime/index.js';
@@ -41,16 +42,20 @@ function eitherConnectToken(...checks: CheckConnectToken[]): CheckConnectToken {
   };
 }
 
-/** REALTIME_BROKER=nats: the JetStream broker on its own connection; memory: none (the server makes its own). */
-async function openSharedBroker(config: RealtimeConfig): Promise<{ broker: Broker; close(): Promise<void> } | undefined> {
+/**
+ * REALTIME_BROKER=nats: the JetStream broker on its own connection; memory: none (the server makes its own).
+ * Only a publisher (`publishing`) creates or changes the stream: a gateway's NATS user may not.
+ */
+async function openSharedBroker(config: RealtimeConfig, publishing: boolean): Promise<{ broker: Broker; close(): Promise<void> } | undefined> {
   if (config.realtimeBroker !== 'nats') return undefined;
-  const nc = await connectNats(config.nats.url, 'perpx realtime');
+  const nc = await connectNats(config.nats.url, 'perpx realtime', config.nats.auth);
   const broker = await closingOnFailure({ close: () => nc.close() }, () => NatsBroker.open({
     nc,
-    stream: `PERPX_${config.nats.cluster}_REALTIME`,
-    subjectPrefix: `perpx.${config.nats.cluster}.rt`,
+    stream: clusterNames(config.nats.cluster).realtimeStream,
+    subjectPrefix: clusterNames(config.nats.cluster).realtimeSubjectPrefix,
     maxHistorySize: RECOVERABLE_HISTORY.size,
     replicas: config.nats.streamReplicas,
+    manageStream: publishing,
   }));
   return {
     broker,
@@ -79,7 +84,7 @@ export async function buildRealtime(
   },
 ): Promise<Built<Realtime>> {
   const { engine, auth, log } = deps;
-  const shared = await openSharedBroker(config);
+  const shared = await openSharedBroker(config, deps.publishChannels !== false);
   const policy = new ChannelPolicy({ env: config.channelEnv, engine, auth });
   const trustProxy = proxyTrust(config.trustProxy);
   const server = createRealtimeServer({

@@ -10,7 +10,7 @@ import pino from 'pino';
 import { serveAdmin } from '../../cluster/admin-transport.js';
 import { serveCommands } from '../../cluster/command-transport.js';
 import { createEngine, restoreEngine, type Engine } from '../../engine/engine.js';
-import { connectNats } from '../../journal/durable-location.js';
+import { connectNats } from '../../journal/nats-connection.js';
 import { recoverWithReport } from '../../sequencer/recovery.js';
 import type { Sequencer } from '../../sequencer/sequencer.js';
 import type { DemoWallet } from '../../simulation/system-accounts.js';
@@ -68,7 +68,7 @@ export async function startEngineNode(base: ExchangeConfig, options: StartOption
     const demo = shutdown.add('demo', await buildDemo(config, { dataDir, engine, submit, users: auth.auth, log }));
     shutdown.add('feeds', buildFeeds(config, { engine, submit, log }));
     // Commands from the gateways: taken only once everything above runs; stopped first, before the sequencer.
-    const nc = await connectNats(config.nats.url, 'perpx engine commands');
+    const nc = await connectNats(config.nats.url, 'perpx engine commands', config.nats.auth);
     shutdown.add('nats', { service: nc, stop: () => nc.drain().catch(() => nc.close()) });
     const responder = serveCommands({ nc, cluster: config.nats.cluster, sequencer, logger: log.child({ module: 'commands' }) });
     shutdown.add('command responder', { service: responder, stop: () => responder.close() });

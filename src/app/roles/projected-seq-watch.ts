@@ -4,6 +4,7 @@
  * some read is waiting. A read waits for the seq its gateway's follower has applied, as the single process
  * waits for its own projection.
  */
+import { databaseUnreachable } from '../../store/pg-pool.js';
 import { ReadModelBehindError } from '../projector-feed.js';
 
 export interface ProjectedSeqWatchOptions {
@@ -70,7 +71,8 @@ export class ProjectedSeqWatch {
     const waiting: Waiter[] = [];
     for (const w of this.waiters) {
       if (w.seq <= this.known) w.resolve();
-      else if (now >= w.deadline) {
+      // PostgreSQL down: the read cannot be served, so it is refused now rather than at its deadline.
+      else if (now >= w.deadline || databaseUnreachable(failure) !== undefined) {
         const why = failure instanceof Error ? `the read model cannot be read (${failure.message})` : `the projector did not reach seq ${w.seq} within ${this.timeoutMs} ms`;
         w.reject(new ReadModelBehindError(`The history read model is behind (at seq ${this.known}): ${why}`));
       } else waiting.push(w);

@@ -1,5 +1,6 @@
 /** Starts one cluster role for `perpx <role>` (src/app/main.ts) and says what it serves. */
 import type pino from 'pino';
+import { describeNatsAuth } from '../../journal/nats-connection.js';
 import type { ExchangeConfig } from '../config.js';
 import type { ClusterRole } from './cluster-config.js';
 import { startEngineNode } from './engine-node.js';
@@ -19,7 +20,7 @@ export async function startRole(role: ClusterRole, config: ExchangeConfig, log: 
     void running?.close().finally(() => process.exit(1));
   };
   let running: RunningRole | undefined;
-  const cluster = `cluster ${config.nats.cluster} on ${config.nats.url}`;
+  const cluster = `cluster ${config.nats.cluster} on ${config.nats.url} with ${describeNatsAuth(config.nats.auth)}`;
   if (role === 'engine') {
     const node = await startEngineNode(config, { logger: log, onFatal });
     const lines = [

@@ -28,7 +28,7 @@ export const verifyJournalCommand: CommandSpec = {
     'from seq 1 in a fresh engine. Both must have the same state hash and the replay must pass the engine',
     'invariants. Best run on a stopped exchange; use --online while it runs.',
     'Online: expected = the running server\'s checkpoint (POST /api/admin/checkpoint).',
-    'With JOURNAL=jetstream (and NATS_URL, CLUSTER_NAME as the exchange has them) it reads the JetStream stream.',
+    'With JOURNAL=jetstream (and NATS_URL, CLUSTER_NAME and the NATS credentials as the exchange has them) it reads the JetStream stream.',
     'Exit code 0 = verified, 1 = mismatch or error.',
   ].join('\n'),
   options: {

@@ -6,7 +6,8 @@
  */
 import { applyRateCeil, formatUnits, notional, parseMoney } from '../../../src/domain/fixed.js';
 import type { InstrumentConfig } from '../../../src/domain/instrument.js';
-import { instrumentLock, newAccount, newPosition, OpenVolume, type Account, type Position } from '../../../src/engine/account.js';
+import { instrumentLock, newAccount, newPosition, type Account, type Position } from '../../../src/engine/account.js';
+import { OpenVolume } from '../../../src/engine/open-volume.js';
 import { compileInstrument, type InstrumentRules } from '../../../src/engine/instrument-rules.js';
 import { accountRisk, bankruptcyPrice, mustLiquidate } from '../../../src/engine/margin.js';
 import type { Market } from '../../../src/engine/market.js';
