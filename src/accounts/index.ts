@@ -66,7 +66,7 @@ export async function openAccountStores(where: AccountDatabase, onUserChanged?: 
 /** What the user/statistics/signal/mobile-app routes need (wired by src/app). */
 export interface AccountServices extends AccountStores {
   statistics: ExchangeStatistics;
-  userHistory: UserHistory;
+  userHistory: Pick<UserHistory, 'tradingSummary' | 'dailyBalances'>;
   /** closed position lifetimes for public profiles */
   queries: Pick<StoreQueries, 'positionHistory'>;
   /** open real-time connections */

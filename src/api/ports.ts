@@ -214,7 +214,7 @@ export interface AdminDeps {
   snapshotNow(): Promise<number>;
   /** A durable seq and the engine's state hash at it (for `perpx verify-journal --url`). */
   checkpoint(): Promise<{ seq: number; stateHash: string }>;
-  status(): ExchangeStatus;
+  status(): Promise<ExchangeStatus>;
 }
 
 export interface ApiDeps {

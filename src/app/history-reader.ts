@@ -9,6 +9,7 @@ import type { ExchangeStatistics } from '../store/exchange-statistics.js';
 import { StoreQueryError, type StoreQueries, type StoreStatistics } from '../store/index.js';
 import type { Page } from '../store/types.js';
 import type { CandleQuery } from '../store/candles.js';
+import type { AccountServices } from '../accounts/index.js';
 import { ReadModelBehindError } from './projector-feed.js';
 
 const plusOne = (t: number | undefined): number | undefined => (t === undefined ? undefined : t + 1);
@@ -27,24 +28,42 @@ export interface HistoryReaderOptions {
   exchangeStats?: ExchangeStatistics;
 }
 
+/** Waits for the projection, then runs the read; a filter the store refuses (bad cursor, window too long…) is a 400. */
+async function readAfter<T>(caughtUp: () => Promise<void>, run: () => Promise<T>): Promise<T> {
+  try {
+    await caughtUp();
+  } catch (e) {
+    if (e instanceof ReadModelBehindError) throw new ApiError(503, 'READ_MODEL_BEHIND', e.message);
+    throw e;
+  }
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof StoreQueryError) throw badRequest('INVALID_QUERY', e.message);
+    throw e;
+  }
+}
+
+/**
+ * The account routes' history reads (public profile, balance statistics) behind the same wait, so a profile
+ * read after a close shows it in every figure, not in one query of three (the cluster's projector lags more).
+ */
+export function projectedAccountReads(
+  userHistory: AccountServices['userHistory'], queries: AccountServices['queries'], caughtUp: () => Promise<void>,
+): Pick<AccountServices, 'userHistory' | 'queries'> {
+  return {
+    userHistory: {
+      tradingSummary: (userId) => readAfter(caughtUp, () => userHistory.tradingSummary(userId)),
+      dailyBalances: (userId, fromDay, toDay) => readAfter(caughtUp, () => userHistory.dailyBalances(userId, fromDay, toDay)),
+    },
+    queries: { positionHistory: (userId, filter) => readAfter(caughtUp, () => queries.positionHistory(userId, filter)) },
+  };
+}
+
 export function historyReader(q: StoreQueries, options: HistoryReaderOptions = {}): HistoryReader {
   const { stats, exchangeStats } = options;
   const caughtUp = options.caughtUp ?? (async () => undefined);
-  /** Waits for the projection, then runs the read; a filter the store refuses (bad cursor, window too long…) is a 400. */
-  async function read<T>(run: () => Promise<T>): Promise<T> {
-    try {
-      await caughtUp();
-    } catch (e) {
-      if (e instanceof ReadModelBehindError) throw new ApiError(503, 'READ_MODEL_BEHIND', e.message);
-      throw e;
-    }
-    try {
-      return await run();
-    } catch (e) {
-      if (e instanceof StoreQueryError) throw badRequest('INVALID_QUERY', e.message);
-      throw e;
-    }
-  }
+  const read = <T>(run: () => Promise<T>): Promise<T> => readAfter(caughtUp, run);
   return {
     fundingTransfers: (f: FundingTransferQuery) => read(() => q.fundingTransfer(f.userId, {
       after: f.after, before: plusOne(f.before), offset: f.offset, limit: f.limit, next: f.next,

@@ -16,8 +16,13 @@ export interface EngineAdmin {
 }
 
 /** The leader's sequencer statistics as JSON carries them (histograms: bounds, counts, sum, count, max). */
-export type LeaderStats = { seq: number } & Pick<SequencerStats, 'flushes' | 'flushedCommands'> &
-  Record<'applyLatency' | 'flushLatency' | 'ackLatency', { bounds: number[]; counts: number[]; sum: number; count: number; max: number }>;
+export type LeaderStats = { seq: number } & Pick<SequencerStats,
+  'commandsByKind' | 'refusedByKind' | 'flushes' | 'flushedCommands' | 'snapshotsTaken' | 'snapshotsSaved' | 'snapshotFailures' | 'lastSnapshotSeq'> &
+  Record<LeaderHistogram, { bounds: number[]; counts: number[]; sum: number; count: number; max: number }>;
+
+/** The sequencer's histograms, all sent to the gateways (their /metrics shows the leader's). */
+export const LEADER_HISTOGRAMS = ['applyLatency', 'flushLatency', 'ackLatency', 'snapshotCaptureLatency', 'snapshotReplicaLatency'] as const;
+type LeaderHistogram = typeof LEADER_HISTOGRAMS[number];
 
 type AdminAnswer = { ok: true; value: unknown } | { ok: false; message: string };
 
@@ -54,8 +59,11 @@ export function serveAdmin(options: {
 function leaderStats({ seq, stats }: { seq: number; stats: SequencerStats }): LeaderStats {
   const h = (x: SequencerStats['applyLatency']) => ({ bounds: [...x.bounds], counts: [...x.counts], sum: x.sum, count: x.count, max: x.max });
   return {
-    seq, flushes: stats.flushes, flushedCommands: stats.flushedCommands,
+    seq, commandsByKind: { ...stats.commandsByKind }, refusedByKind: { ...stats.refusedByKind },
+    flushes: stats.flushes, flushedCommands: stats.flushedCommands, snapshotsTaken: stats.snapshotsTaken,
+    snapshotsSaved: stats.snapshotsSaved, snapshotFailures: stats.snapshotFailures, lastSnapshotSeq: stats.lastSnapshotSeq,
     applyLatency: h(stats.applyLatency), flushLatency: h(stats.flushLatency), ackLatency: h(stats.ackLatency),
+    snapshotCaptureLatency: h(stats.snapshotCaptureLatency), snapshotReplicaLatency: h(stats.snapshotReplicaLatency),
   };
 }
 

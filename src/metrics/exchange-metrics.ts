@@ -22,6 +22,8 @@ export interface MetricsSources {
   realtime: () => { connections: number; subscriptions: number };
   /** More histograms read at scrape time: name, help, source (a cluster gateway's command path). */
   histograms?: ReadonlyArray<readonly [name: string, help: string, source: () => LatencyHistogram]>;
+  /** Called before each scrape is read (a cluster gateway fetches the leader's statistics). */
+  refresh?: () => Promise<void>;
   /** Process metrics (CPU, memory, event-loop lag). Default true. */
   processMetrics?: boolean;
 }
@@ -125,5 +127,8 @@ export function createExchangeMetrics(src: MetricsSources): ExchangeMetrics {
     },
   });
 
-  return { registry, contentType: registry.contentType, render: () => registry.metrics() };
+  return { registry, contentType: registry.contentType, render: async () => {
+    await src.refresh?.();
+    return registry.metrics();
+  } };
 }

@@ -70,7 +70,7 @@ describe('e2e: funds through the simulated chain', () => {
       assert.equal(await funding(A), units('10000'), 'balance moves only when done');
 
       const held = await X.ex.chain.bridge.hold(t.id, true);
-      assert.ok(held.reply.ok, `hold: ${JSON.stringify(held.reply)}`);
+      assert.ok(held.reply.ok, `hold: ${JSON.stringify(held.reply, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
       let list = ok(await A.get('/api/transfer'));
       assert.deepEqual(list.list.map((x: any) => [x.id, x.status]), [[t.id, 'blocked']]);
       assert.equal(list.count, 1);

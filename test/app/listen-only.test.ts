@@ -73,10 +73,11 @@ describe(`listen-only bot with ACCESS_TOKEN_TTL_SEC=${TTL_SEC}`, { timeout: RUN_
   });
 
   test(`receives every order and fill event over ${RUN_MS / 1000} s without refreshing; logout ends the subscriptions`, async (t) => {
-    const listener = await new Bot(X.url).signIn();
-    const trader = await new Bot(X.url, listener.wallet).signIn();
+    const trader = await new Bot(X.url).signIn();
     const other = await new Bot(X.url).signIn();
     await Promise.all([trader.faucet(), other.faucet()]);
+    // Signed in last: its 5 s token must still be valid when it subscribes (a loaded machine or a cluster is slower).
+    const listener = await new Bot(X.url, trader.wallet).signIn();
     const L = listen(X, listener);
     t.after(() => L.client.disconnect());
     const waitSubscribed = (sub: Subscription) => eventually(async () => sub.state, (s) => s === 'subscribed', 'subscribed', 10_000);

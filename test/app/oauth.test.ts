@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { registerOauthIntegration } from '../../src/accounts/operator.js';
-import { Bot, CHAIN_ID, DOMAIN, assertError, http, ok, startTestExchange, type TestExchange } from './client.js';
+import { Bot, CHAIN_ID, DOMAIN, assertError, http, ok, singleProcessOnly, startTestExchange, type TestExchange } from './client.js';
 
 const CONSENT = { 'Oauth consent': [{ name: 'oauthRequestId', type: 'string' }] };
 
@@ -50,7 +50,8 @@ describe('oauth', () => {
     assertError(await A.get('/api/admin/oauth/integrations'), 403);
   });
 
-  test('the operator CLI function registers into the running exchange', async () => {
+  // The CLI function writes DATA_DIR/auth.db (AUTH_STORE=sqlite); a cluster keeps OAuth in PostgreSQL.
+  test('the operator CLI function registers into the running exchange', { skip: singleProcessOnly }, async () => {
     const r = await registerOauthIntegration(X.ex.dataDir, { name: 'Trading bot', redirectUri: 'http://localhost:9000/cb', scopes: ['read', 'trade'] });
     const c = await open(`integrationId=${r.integration.id}`);
     assert.equal(c.client.name, 'Trading bot');

@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { connect } from '@nats-io/transport-node';
+import pino from 'pino';
 import { natsEngineAdmin } from '../../src/cluster/admin-transport.js';
+import { LeaderStatsMirror } from '../../src/cluster/leader-stats-mirror.js';
 import { Bot, ok } from '../app/client.js';
 import { NATS_TEST_URL, skipUnless } from '../services.js';
 import { startTestCluster, type TestCluster } from './test-cluster.js';
@@ -53,6 +55,28 @@ describe('cluster command path timing', { skip }, () => {
       assert.equal(stats.ackLatency.count, own.ackLatency.count);
       assert.equal(stats.flushes, own.flushes);
       assert.equal(stats.flushLatency.counts.reduce((a, b) => a + b, 0), stats.flushes, 'one append timed per group commit');
+    } finally {
+      await nc.close();
+    }
+  });
+
+  test("a gateway's copy of the leader's stats: refreshed from the leader, kept when no leader answers", async () => {
+    const nc = await connect({ servers: NATS_TEST_URL });
+    try {
+      let cluster = C.cluster;
+      const mirror = new LeaderStatsMirror(() => natsEngineAdmin(nc, cluster, 2_000).stats(), pino({ level: 'silent' }));
+      await mirror.refresh();
+      const own = C.engine.sequencer.stats;
+      assert.deepEqual(mirror.stats.commandsByKind, own.commandsByKind);
+      assert.deepEqual(mirror.stats.ackLatency.counts, own.ackLatency.counts);
+      assert.equal(mirror.stats.flushedCommands, own.flushedCommands);
+      cluster = `${C.cluster}-nobody`; // no leader answers on this name
+      await mirror.refresh();
+      assert.deepEqual(mirror.stats.commandsByKind, own.commandsByKind, 'the last copy stays');
+      // The gateway's /metrics shows the leader's counts.
+      const text = await (await fetch(`${C.gateways[0].url}/metrics`)).text();
+      const placed = /^perpx_commands_total\{kind="order.place",outcome="ok"\} (\S+)$/m.exec(text);
+      assert.equal(Number(placed?.[1]), C.engine.sequencer.stats.commandsByKind['order.place']);
     } finally {
       await nc.close();
     }

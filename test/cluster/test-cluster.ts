@@ -23,7 +23,7 @@ export interface TestCluster {
   engine: RunningEngineNode;
   gateways: RunningGateway[];
   projector: RunningProjector;
-  /** The configuration every role was started with (plus its own DATA_DIR). */
+  /** The configuration every role was started with (plus its own DATA_DIR unless shared). */
   config(role: string): ExchangeConfig;
   /** Restarts the engine leader (graceful stop, or `kill`: abandon it without a final snapshot). */
   restartEngine(): Promise<RunningEngineNode>;
@@ -35,7 +35,9 @@ export interface TestCluster {
  * what tests read in-process (engine, sequencer, chain, demo wallet) is the leader's; auth is the shared store.
  */
 export async function startClusterAsExchange(env: Record<string, string> = {}): Promise<TestExchange> {
-  const C = await startTestCluster(env);
+  // One DATA_DIR for every role, as on one machine: the demo wallet file the engine writes is where a client
+  // started with the exchange's DATA_DIR looks for it (examples/trading-bot.ts).
+  const C = await startTestCluster(env, 2, { sharedDataDir: true });
   const g = C.gateways[0];
   const ex: RunningExchange = {
     url: g.url, authUrl: g.authUrl, wsUrl: g.wsUrl, channelPrefix: g.channelPrefix, docsUrl: g.docsUrl, dataDir: g.dataDir, chainId: g.chainId,
@@ -55,6 +57,8 @@ export interface TestClusterOptions {
   cluster?: string;
   /** Settings of one role only (e.g. its NATS_USER and NATS_PASSWORD). */
   roleEnv?: (role: 'engine' | 'gateway' | 'projector') => Record<string, string>;
+  /** One DATA_DIR for every role, as on one machine (default: one per role). */
+  sharedDataDir?: boolean;
 }
 
 export async function startTestCluster(env: Record<string, string> = {}, gateways = 2, options: TestClusterOptions = {}): Promise<TestCluster> {
@@ -63,7 +67,7 @@ export async function startTestCluster(env: Record<string, string> = {}, gateway
   const authDb = await createPostgresTestDatabase();
   const readDb = await createPostgresTestDatabase();
   const config = (role: string) => loadConfig({
-    PORT: '0', DATA_DIR: join(root, role), SIGNATURE_THREADS: '0', LOG_LEVEL: 'silent', SEED_DEMO: 'true', HEARTBEAT_MS: '1000',
+    PORT: '0', DATA_DIR: options.sharedDataDir ? root : join(root, role), SIGNATURE_THREADS: '0', LOG_LEVEL: 'silent', SEED_DEMO: 'true', HEARTBEAT_MS: '1000',
     MARKET_MAKERS: '0', DEMO_WALLET: 'false', INDEX_FEED: 'off', FUNDING_INTERVAL_MS: '0', ...RAISED_RATE_LIMITS,
     NATS_URL: options.natsUrl ?? NATS_TEST_URL, CLUSTER_NAME: cluster, AUTH_DATABASE_URL: authDb.connectionString, READ_STORE_URL: readDb.connectionString,
     ...env,

@@ -63,6 +63,9 @@ describe('/metrics', () => {
     const okSum = [...m].filter(([k]) => k.startsWith('perpx_commands_total{')).reduce((s, [, v]) => s + v, 0);
     assert.equal(okSum, total);
     assert.equal(m.get('perpx_engine_seq'), X.ex.engine.seq);
+    // The operator's status counts the same commands (a cluster gateway asks the leader for both).
+    const status = ok(await http(X.url, 'GET', '/api/admin/status', undefined, { 'x-operator-token': X.ex.operatorToken }));
+    assert.deepEqual(status.commandsByKind, stats.commandsByKind);
 
     assert.equal(m.get('perpx_command_latency_seconds_count'), total);
     assert.equal(m.get('perpx_command_latency_seconds_bucket{le="+Inf"}'), total);

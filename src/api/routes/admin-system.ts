@@ -52,7 +52,7 @@ export function adminSystemRoutes(ctx: RouteContext) {
       schema: { tags, security, summary: 'Engine, sequencer, real-time and ledger status', response: { 200: StatusReply, ...errors } },
     }, async () => {
       const engine = ctx.engine;
-      const status = admin.status();
+      const status = await admin.status();
       const instruments = engine.instrumentConfigs().map((c) => {
         const s = engine.instrumentState(c.id);
         const best = engine.depth(c.id, 1, 0);

@@ -18,7 +18,7 @@ import type { Sequencer } from '../../sequencer/sequencer.js';
 import type { SignatureVerifier } from '../../signing/ports.js';
 import type { ExchangeConfig } from '../config.js';
 import { HttpDrain } from '../http-drain.js';
-import { historyReader } from '../history-reader.js';
+import { historyReader, projectedAccountReads } from '../history-reader.js';
 import type { Built } from '../shutdown-registry.js';
 import type { AuthParts } from './auth.js';
 import type { EngineQueries } from '../../engine/api.js';
@@ -61,6 +61,8 @@ export interface GatewayPorts {
   servers: HttpServers;
   /** Histograms of this process's own added to /metrics (a cluster gateway's command path). */
   metricsHistograms?: MetricsSources['histograms'];
+  /** Run before /metrics and admin status read `sequencer.stats` (a cluster gateway copies the leader's). */
+  statsRefresh?: MetricsSources['refresh'];
   log: pino.Logger;
 }
 
@@ -100,13 +102,16 @@ function apiDeps(config: GatewayConfig, p: GatewayPorts): ApiDeps {
     setRole: (exchangeId, role) => auth.auth.setRole(exchangeId, role),
     snapshotNow: () => sequencer.snapshotNow(),
     checkpoint: () => sequencer.checkpoint(),
-    status: () => exchangeStatus(p),
+    status: async () => {
+      await p.statsRefresh?.();
+      return exchangeStatus(p);
+    },
   };
+  const caughtUp = () => p.projection.whenCaughtUp(sequencer.seq);
   const accounts = {
     ...auth.accountStores,
     statistics: readModel.statistics,
-    userHistory: readModel.userHistory,
-    queries: readModel.store.queries,
+    ...projectedAccountReads(readModel.userHistory, readModel.store.queries, caughtUp),
     onlineConnections: () => p.realtime.stats.connections,
   };
   return {
@@ -120,12 +125,12 @@ function apiDeps(config: GatewayConfig, p: GatewayPorts): ApiDeps {
     fundingIntervalMs: config.fundingIntervalMs,
     // History reads first wait for the projection of every command applied so far (read-your-writes).
     readStore: historyReader(readModel.store.queries, {
-      stats: readModel.store.statistics, exchangeStats: readModel.statistics, caughtUp: () => p.projection.whenCaughtUp(sequencer.seq),
+      stats: readModel.store.statistics, exchangeStats: readModel.statistics, caughtUp,
     }),
     clock: Date.now,
     config: { faucetAmount: config.faucetAmount, bodyLimit: config.httpBodyLimit, timeouts: config.httpTimeouts, rateLimits: config.rateLimits },
     admin,
-    metrics: createExchangeMetrics({ engine, sequencer, ledger: () => engine.ledger(), realtime: () => p.realtime.stats, histograms: p.metricsHistograms }),
+    metrics: createExchangeMetrics({ engine, sequencer, ledger: () => engine.ledger(), realtime: () => p.realtime.stats, histograms: p.metricsHistograms, refresh: p.statsRefresh }),
     accounts,
     indexPush: (instrument, price) => p.indexPush.push(instrument, price),
     marketDataTokens: auth.marketData,

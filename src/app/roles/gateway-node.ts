@@ -11,12 +11,12 @@ import { natsEngineAdmin } from '../../cluster/admin-transport.js';
 import { newCommandPathTiming, timedClusterSubmit } from '../../cluster/command-path-timing.js';
 import { NatsCommandSubmitter } from '../../cluster/command-transport.js';
 import { LeaderDirectory } from '../../cluster/leader-lease.js';
+import { LeaderStatsMirror } from '../../cluster/leader-stats-mirror.js';
 import type { JetStreamEngineFollower } from '../../cluster/follower.js';
 import type { Submit } from '../../engine/commands.js';
 import { feedInstrumentOf, OperatorPush } from '../../feeds/index.js';
 import type { RegisteredRoute } from '../../api/server.js';
 import type { SequencerState } from '../../sequencer/sequencer.js';
-import { newSequencerStats } from '../../sequencer/stats.js';
 import type { StartupStatus } from '../../api/ports.js';
 import { buildAuth, type ExchangeAuth } from '../builders/auth.js';
 import { buildFollower } from '../builders/follower.js';
@@ -56,6 +56,8 @@ export interface RunningGateway {
 
 /** How long a reply waits for this gateway's follower to apply its command before it is a 503. */
 const FOLLOWER_WAIT_MS = 10_000;
+/** How long a /metrics scrape waits for the leader's statistics before it shows the last copy. */
+const LEADER_STATS_WAIT_MS = 2_000;
 
 const FOLLOWER_STATES: Record<JetStreamEngineFollower['state'], SequencerState> = { following: 'running', failed: 'failed', closed: 'stopped' };
 
@@ -87,9 +89,11 @@ export async function startGatewayNode(base: ExchangeConfig, options: StartOptio
       instrumentStats: (id) => readModel.statistics.instrumentStats(id), publishChannels: false, log,
     }));
     const admin = natsEngineAdmin(nc, config.nats.cluster);
+    const leaderStatsCall = natsEngineAdmin(nc, config.nats.cluster, LEADER_STATS_WAIT_MS);
+    const leaderStats = new LeaderStatsMirror(() => leaderStatsCall.stats(), log);
     const commandLog: CommandLogView = {
       get state() { return FOLLOWER_STATES[follower.state]; },
-      stats: newSequencerStats(),
+      stats: leaderStats.stats,
       get seq() { return follower.seq; },
       snapshotNow: () => admin.snapshotNow(),
       checkpoint: () => admin.checkpoint(),
@@ -106,7 +110,7 @@ export async function startGatewayNode(base: ExchangeConfig, options: StartOptio
         whenCaughtUp: (seq) => projected.whenCaughtUp(seq),
         status: () => ({ projectedSeq: projected.projectedSeq, state: 'current' }),
       },
-      marketMakers: () => 0, startup: clock,
+      marketMakers: () => 0, startup: clock, statsRefresh: () => leaderStats.refresh(),
       metricsHistograms: [
         ['perpx_gateway_leader_roundtrip_seconds', 'Command request to the engine leader until its answer (NATS both ways, engine apply, JetStream append)', () => timing.leaderRoundTrip],
         ['perpx_gateway_follower_wait_seconds', "After the leader's answer, until this gateway's follower applied the command (read-your-writes)", () => timing.followerWait],
