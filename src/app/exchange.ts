@@ -33,7 +33,7 @@ import { buildHttpServers } from './builders/http-servers.js';
 import { buildJournal } from './builders/journal.js';
 import { buildProjection } from './builders/projection.js';
 import { buildReadModel } from './builders/read-model.js';
-import { buildRealtime, WS_PATH } from './builders/realtime.js';
+import { buildRealtime, clientUrls } from './builders/realtime.js';
 import { buildSequencer } from './builders/sequencer.js';
 import { buildSigning } from './builders/signing.js';
 import { buildDemo, startMarketMakers } from './builders/simulation.js';
@@ -127,11 +127,7 @@ export async function startExchange(config: ExchangeConfig, options: StartOption
     log.info({ startup }, 'started');
 
     return {
-      url: gateway.url,
-      authUrl: gateway.authUrl,
-      wsUrl: `${gateway.url.replace(/^http/, 'ws')}${WS_PATH}`,
-      channelPrefix: `${config.channelEnv}:`,
-      docsUrl: `${gateway.url}/docs`,
+      ...clientUrls(gateway, config.channelEnv),
       dataDir,
       chainId: config.chainId,
       engine,

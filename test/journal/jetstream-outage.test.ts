@@ -15,22 +15,9 @@ import { connectNats, NO_NATS_AUTH } from '../../src/journal/nats-connection.js'
 import { openJetStreamJournal } from '../../src/journal/jetstream-journal.js';
 import { JournalWriteError } from '../../src/journal/ports.js';
 import { entries } from './journal-contract.js';
-import { freePort, PrivateNats, skipUnlessNatsServerBinary } from './private-nats.js';
+import { freePort, PrivateNats, skipUnlessNatsServerBinary, untilReconnected } from './private-nats.js';
 
 const cmd = (i: number): Command => ({ kind: 'funds.deposit', ts: 1000 + i, userId: 1 + (i % 3), amount: String(i), transferId: `t${i}` });
-
-/** Retries `open` (the client reconnects every 2 s, JetStream then recovers its streams) up to 20 s. */
-async function untilReconnected<T>(open: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    try {
-      return await open();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
 
 test('NATS killed and restarted, retries off: the flush in between fails stop; every acknowledged command is kept, gap-free', { skip: skipUnlessNatsServerBinary(), timeout: 60_000 }, async (t) => {
   const storeDir = mkdtempSync(join(tmpdir(), 'perpx-nats-'));

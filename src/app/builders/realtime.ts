@@ -21,6 +21,17 @@ import { closingOnFailure, type Built } from '../shutdown-registry.js';
 
 export const WS_PATH = '/connection/websocket';
 
+/** What a process that serves clients tells them: REST, auth, websocket and docs URLs, channel prefix. */
+export function clientUrls(gateway: { url: string; authUrl: string }, channelEnv: string) {
+  return {
+    url: gateway.url,
+    authUrl: gateway.authUrl,
+    wsUrl: `${gateway.url.replace(/^http/, 'ws')}${WS_PATH}`,
+    channelPrefix: `${channelEnv}:`,
+    docsUrl: `${gateway.url}/docs`,
+  };
+}
+
 export interface Realtime {
   /** Event-bus subscriber. */
   onBatch: EventHandler;

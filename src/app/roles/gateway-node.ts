@@ -24,7 +24,7 @@ import { buildHttp, type CommandLogView, type GatewayEngine } from '../builders/
 import { buildHttpServers } from '../builders/http-servers.js';
 import { startStatisticsFold } from '../builders/projection.js';
 import { buildReadModel } from '../builders/read-model.js';
-import { buildRealtime, WS_PATH } from '../builders/realtime.js';
+import { buildRealtime, clientUrls } from '../builders/realtime.js';
 import { buildSigning } from '../builders/signing.js';
 import type { ExchangeConfig } from '../config.js';
 import { prepareDataDir, type StartOptions } from '../exchange.js';
@@ -119,11 +119,7 @@ export async function startGatewayNode(base: ExchangeConfig, options: StartOptio
     const startup = clock.finish({ snapshotSeq: 0, replayed: 0, snapshotReadMs: 0, snapshotRestoreMs: 0, replayMs: 0, skippedSnapshots: [], readModel: { fromSeq: 0, projected: 0, catchUpMs: 0 } });
     log.info({ url: gateway.url, seq: follower.seq }, 'gateway started');
     return {
-      url: gateway.url,
-      authUrl: gateway.authUrl,
-      wsUrl: `${gateway.url.replace(/^http/, 'ws')}${WS_PATH}`,
-      channelPrefix: `${config.channelEnv}:`,
-      docsUrl: `${gateway.url}/docs`,
+      ...clientUrls(gateway, config.channelEnv),
       dataDir,
       chainId: config.chainId,
       follower,

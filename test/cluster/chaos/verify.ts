@@ -19,7 +19,7 @@ import { clusterNames } from '../../../src/journal/jetstream-names.js';
 import { applyJournalEntry } from '../../../src/sequencer/recovery.js';
 import { http } from '../../app/client.js';
 import { until, withDatabase, type ChaosCluster } from './chaos-cluster.js';
-import type { SignedLoad } from './signed-load.js';
+import { tally, type SignedLoad } from './signed-load.js';
 
 export interface ReplayedLog {
   seq: number;
@@ -131,3 +131,16 @@ async function query<T>(url: string, sql: string): Promise<T[]> {
 
 const lastSeq = async (url: string) => Number((await query<{ last_seq: string }>(url, 'SELECT last_seq FROM projector_meta WHERE id = 1'))[0]?.last_seq ?? 0);
 const rows = (url: string, table: string, order: string) => query(url, `SELECT * FROM ${table} ORDER BY ${order}`);
+
+/**
+ * What every chaos test checks after its kills: no 500 and no dropped connection; every acknowledged command
+ * in the log and visible; the state equal to a clean replay; the history equal to a clean rebuild.
+ */
+export async function assertNothingLost(chaos: ChaosCluster, load: SignedLoad): Promise<ReplayedLog> {
+  const fatal = load.outcomes.filter((o) => o.status === 0 || (o.status >= 500 && o.status !== 503));
+  assert.deepEqual(fatal, [], `no 500 and no lost connection: ${JSON.stringify(tally(load.outcomes))}`);
+  const log = await assertLogMatchesEngine(chaos, load);
+  await assertAckedVisible(chaos, load);
+  await assertHistoryRebuilds(chaos, log.seq);
+  return log;
+}
