@@ -21,15 +21,19 @@ import type { RoleProcess } from '../../scripts/cluster/role-process.js';
 import { Bot, eventually, ok, RAISED_RATE_LIMITS } from '../app/client.js';
 import { NATS_TEST_URL, PG_ADMIN_URL, skipUnless } from '../services.js';
 import { createPostgresTestDatabase } from '../store/dialects.js';
-import { orderLoad, type SentOrder } from './failover-clients.js';
+import { orderLoad, sendUntilAnswered, type SentOrder } from './failover-clients.js';
 
 const skip = (await skipUnless('nats')) || (await skipUnless('postgres'));
 const LEASE_TTL_MS = 2500;
+/** Each resting order locks 9 USDT of a bot's 10,000 from the faucet: stay below what it can afford. */
+const MAX_ORDERS_PER_BOT = 800;
+/** SLOW=1: kill the leader this many times in a row at random moments, the killed one restarted each time. */
+const LOOP_ROUNDS = process.env.SLOW === '1' ? 20 : 0;
 
 /** Times this engine has logged that it leads / steps down / follows (pino JSON lines at info). */
 const count = (p: RoleProcess, msg: string) => p.output.split('\n').filter((l) => l.includes(`"msg":"${msg}`)).length;
 
-describe('engine failover: hot standby, lease, fencing', { skip, timeout: 240_000 }, () => {
+describe('engine failover: hot standby, lease, fencing', { skip, timeout: 240_000 + LOOP_ROUNDS * 60_000 }, () => {
   const cluster = `fo${randomBytes(4).toString('hex')}`;
   const root = mkdtempSync(join(tmpdir(), 'perpx-failover-'));
   const databases: Array<Awaited<ReturnType<typeof createPostgresTestDatabase>>> = [];
@@ -66,7 +70,7 @@ describe('engine failover: hot standby, lease, fencing', { skip, timeout: 240_00
     let running = true;
     const sent = bots.map((): SentOrder[] => []);
     const acked = () => sent.map((s) => s.filter((o) => o.outcome === 'acked' || o.outcome === 'applied-earlier').length);
-    const load = Promise.all(bots.map((bot, i) => orderLoad(bot, 2, sent[i], () => running)));
+    const load = Promise.all(bots.map((bot, i) => orderLoad(bot, 2, sent[i], () => running && sent[i].length < MAX_ORDERS_PER_BOT)));
     const takeovers: number[] = [];
     let second: RoleProcess;
     try {
@@ -102,6 +106,7 @@ describe('engine failover: hot standby, lease, fencing', { skip, timeout: 240_00
     const all = sent.flat();
     t.diagnostic(`${all.length} orders, ${all.filter((o) => o.outcome === 'applied-earlier').length} applied on an earlier attempt, ${all.filter((o) => o.transitFailures > 0).length} resent after a failure`);
     assert.deepEqual(all.filter((o) => o.outcome === 'refused' || o.outcome === 'gave-up'), [], 'every order answered: acknowledged, or applied on an earlier attempt');
+    assert.deepEqual(all.filter((o) => o.outcome === 'acked' && o.status !== 'NEW'), [], 'every acknowledged order rests');
 
     const operatorToken = readFileSync(join(root, 'gateway-1', 'operator-token'), 'utf8').trim();
     const checkpoint = ok(await fetch(`${C!.gatewayUrls[0]}/api/admin/checkpoint`, { method: 'POST', headers: { 'x-operator-token': operatorToken } })
@@ -114,6 +119,69 @@ describe('engine failover: hot standby, lease, fencing', { skip, timeout: 240_00
         const expected = sent[i].map((o) => o.id).sort();
         assert.deepEqual(replay.service.follower.engine.openOrders(bot.exchangeId).map((o) => o.id).sort(), expected, `bot ${i}: every order in the log, once`);
         assert.deepEqual((await bot.openOrders()).map((o) => o.id as string).sort(), expected, `bot ${i}: open orders through its gateway`);
+      }
+    } finally {
+      await replay.stop();
+    }
+  });
+  test(`SLOW=1: ${LOOP_ROUNDS} kills of the leader at random moments: orders go on each round; none lost, money conserved, replay equal`, { skip: LOOP_ROUNDS === 0 && 'SLOW=1' }, async (t) => {
+    const bots = await Promise.all(C!.gatewayUrls.map(async (url) => {
+      const bot = await new Bot(url).signIn();
+      await bot.faucet();
+      return bot;
+    }));
+    // Who leads now: the engine whose last "leads" line is newer than its last "steps down".
+    const leads = (p: RoleProcess) => count(p, 'engine leads') > count(p, 'engine steps down');
+    const engines = () => [C!.engine, ...C!.standbys];
+    const takeovers: number[] = [];
+    let running = true;
+    const sent = bots.map((): SentOrder[] => []);
+    const acked = () => sent.map((s) => s.filter((o) => o.outcome === 'acked' || o.outcome === 'applied-earlier').length);
+    // Paced (a few orders a second each), so twenty rounds stay within what each bot can afford.
+    const paced = async (bot: Bot, i: number) => {
+      for (let k = 0; running && sent[i].length < MAX_ORDERS_PER_BOT; k++) {
+        sent[i].push(await sendUntilAnswered(bot, (90_000 + (k % 50)).toFixed(1)));
+        await new Promise((r) => setTimeout(r, 300));
+      }
+    };
+    const load = Promise.all(bots.map((bot, i) => paced(bot, i)));
+    try {
+      for (let round = 0; round < LOOP_ROUNDS; round++) {
+        await eventually(async () => engines().filter(leads).length, (n) => n === 1, `round ${round}: one leader`, 20_000);
+        const leader = engines().find(leads)!;
+        const other = engines().find((p) => p !== leader)!;
+        const before = count(other, 'engine leads');
+        const ackedBefore = acked();
+        await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 1500)));
+        const killedAt = Date.now();
+        await leader.kill('SIGKILL');
+        await eventually(async () => count(other, 'engine leads'), (n) => n > before, `round ${round}: the standby leads`, 20_000);
+        takeovers.push(Date.now() - killedAt);
+        await C!.restart(leader);
+        await eventually(async () => acked().map((n, i) => n - ackedBefore[i]), (n) => n.every((x) => x >= 1), `round ${round}: orders go on`, 30_000);
+      }
+    } finally {
+      running = false;
+      await load;
+    }
+    const sorted = [...takeovers].sort((a, b) => a - b);
+    t.diagnostic(`takeovers over ${takeovers.length} rounds: p50 ${sorted[Math.floor(sorted.length / 2)]} ms, max ${sorted.at(-1)} ms (lease TTL ${LEASE_TTL_MS} ms)`);
+    const all = sent.flat();
+    assert.deepEqual(all.filter((o) => o.outcome === 'refused' || o.outcome === 'gave-up'), [], 'every order answered');
+    assert.deepEqual(all.filter((o) => o.outcome === 'acked' && o.status !== 'NEW'), [], 'every acknowledged order rests');
+    const operatorToken = readFileSync(join(root, 'gateway-1', 'operator-token'), 'utf8').trim();
+    const checkpoint = ok(await fetch(`${C!.gatewayUrls[0]}/api/admin/checkpoint`, { method: 'POST', headers: { 'x-operator-token': operatorToken } })
+      .then(async (r) => ({ status: r.status, body: await r.json() })), 'checkpoint') as { seq: number; stateHash: string };
+    const replay = await buildFollower({ nats: { url: NATS_TEST_URL, cluster, streamReplicas: 1, auth: NO_NATS_AUTH } }, 'failover loop replay', { log: pino({ level: 'silent' }) });
+    try {
+      await replay.service.follower.waitFor(checkpoint.seq, 30_000);
+      const engine = replay.service.follower.engine;
+      assert.equal(engine.stateHash(), checkpoint.stateHash, 'the last leader equals a clean replay of the log');
+      const l = engine.ledger!();
+      assert.equal(l.deposits - l.withdrawals, l.balances + l.fees + l.reserveFund - l.openCost, 'money is conserved');
+      for (const [i, bot] of bots.entries()) {
+        const expected = sent[i].map((o) => o.id).sort();
+        assert.deepEqual(engine.openOrders(bot.exchangeId).map((o) => o.id).sort(), expected, `bot ${i}: every order in the log, once`);
       }
     } finally {
       await replay.stop();
