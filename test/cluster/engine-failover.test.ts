@@ -21,7 +21,7 @@ import type { RoleProcess } from '../../scripts/cluster/role-process.js';
 import { Bot, eventually, ok, RAISED_RATE_LIMITS } from '../app/client.js';
 import { NATS_TEST_URL, PG_ADMIN_URL, skipUnless } from '../services.js';
 import { createPostgresTestDatabase } from '../store/dialects.js';
-import { orderLoad, sendUntilAnswered, type SentOrder } from './failover-clients.js';
+import { sendUntilAnswered, type SentOrder } from './failover-clients.js';
 
 const skip = (await skipUnless('nats')) || (await skipUnless('postgres'));
 const LEASE_TTL_MS = 2500;
@@ -29,6 +29,19 @@ const LEASE_TTL_MS = 2500;
 const MAX_ORDERS_PER_BOT = 800;
 /** SLOW=1: kill the leader this many times in a row at random moments, the killed one restarted each time. */
 const LOOP_ROUNDS = process.env.SLOW === '1' ? 20 : 0;
+
+/**
+ * Signed resting orders from each bot, `workers` loops each pausing `pauseMs` between orders, until `running()`
+ * is false or the bot placed MAX_ORDERS_PER_BOT: paced so a run of any length stays within its funds.
+ */
+function pacedLoad(bots: Bot[], sent: SentOrder[][], workers: number, pauseMs: number, running: () => boolean): Promise<unknown> {
+  return Promise.all(bots.flatMap((bot, i) => Array.from({ length: workers }, async (_, w) => {
+    for (let k = 0; running() && sent[i].length < MAX_ORDERS_PER_BOT; k++) {
+      sent[i].push(await sendUntilAnswered(bot, (90_000 + w * 100 + (k % 50)).toFixed(1)));
+      await new Promise((r) => setTimeout(r, pauseMs));
+    }
+  })));
+}
 
 /** Times this engine has logged that it leads / steps down / follows (pino JSON lines at info). */
 const count = (p: RoleProcess, msg: string) => p.output.split('\n').filter((l) => l.includes(`"msg":"${msg}`)).length;
@@ -70,7 +83,7 @@ describe('engine failover: hot standby, lease, fencing', { skip, timeout: 240_00
     let running = true;
     const sent = bots.map((): SentOrder[] => []);
     const acked = () => sent.map((s) => s.filter((o) => o.outcome === 'acked' || o.outcome === 'applied-earlier').length);
-    const load = Promise.all(bots.map((bot, i) => orderLoad(bot, 2, sent[i], () => running && sent[i].length < MAX_ORDERS_PER_BOT)));
+    const load = pacedLoad(bots, sent, 2, 250, () => running);
     const takeovers: number[] = [];
     let second: RoleProcess;
     try {
@@ -137,14 +150,7 @@ describe('engine failover: hot standby, lease, fencing', { skip, timeout: 240_00
     let running = true;
     const sent = bots.map((): SentOrder[] => []);
     const acked = () => sent.map((s) => s.filter((o) => o.outcome === 'acked' || o.outcome === 'applied-earlier').length);
-    // Paced (a few orders a second each), so twenty rounds stay within what each bot can afford.
-    const paced = async (bot: Bot, i: number) => {
-      for (let k = 0; running && sent[i].length < MAX_ORDERS_PER_BOT; k++) {
-        sent[i].push(await sendUntilAnswered(bot, (90_000 + (k % 50)).toFixed(1)));
-        await new Promise((r) => setTimeout(r, 300));
-      }
-    };
-    const load = Promise.all(bots.map((bot, i) => paced(bot, i)));
+    const load = pacedLoad(bots, sent, 1, 300, () => running);
     try {
       for (let round = 0; round < LOOP_ROUNDS; round++) {
         await eventually(async () => engines().filter(leads).length, (n) => n === 1, `round ${round}: one leader`, 20_000);
