@@ -1,13 +1,17 @@
 /**
  * What travels between a gateway and the engine leader on the submit subject: the command as the journal's
- * JSON text holds it, and the leader's answer as JSON in which a bigint (the engine's Money amounts in
+ * JSON text holds it (its gateway request id in the `Perpx-Request-Id` header), and the leader's answer as JSON in which a bigint (the engine's Money amounts in
  * replies and events) is written `{"$bigint":"<digits>"}`, so amounts cross exactly.
  */
 import type { CommandInput } from '../engine/commands.js';
-import type { CommandResult } from '../engine/records.js';
+import type { RecordedOutcome } from './request-ledger.js';
 
+/**
+ * A command's answer carries its reply, not its events: the gateway's follower applies the command and gets
+ * them there, and no route reads them from the answer.
+ */
 export type SubmitAnswer =
-  | { ok: true; seq: number; result: CommandResult }
+  | ({ ok: true } & RecordedOutcome)
   /** The leader could not take the command; `code` as the gateway reports it (SHUTTING_DOWN, JOURNAL_UNAVAILABLE…). */
   | { ok: false; code: string; message: string };
 

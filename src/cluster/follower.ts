@@ -17,6 +17,7 @@ import type { EventBroker } from '../sequencer/ports.js';
 import { applyJournalEntry, restoreNewestVerified } from '../sequencer/recovery.js';
 import { FollowerTimeoutError } from './errors.js';
 import type { EngineFollower, ReadOnlyEngine } from './ports.js';
+import type { RequestLedger } from './request-ledger.js';
 
 export interface EngineFollowerOptions {
   /** Open connection; the caller closes it after the follower. */
@@ -30,6 +31,8 @@ export interface EngineFollowerOptions {
   restoreEngine: (snapshot: EngineSnapshot) => ExchangeEngine;
   /** Receives one batch per applied command (refusals too, with no events), in seq order. */
   bus?: Pick<EventBroker, 'publish'>;
+  /** Records the outcome of each command that carries a gateway request id (an engine standby's; issue 30). */
+  requests?: Pick<RequestLedger, 'recordApplied'>;
   /** Called once if the follower stops on a fault (a role exits on it rather than serve stale state). */
   onFailed?: (err: Error) => void;
   /** Awaited before each command when it returns a promise: a slow consumer of `bus` holds the follower back. */
@@ -113,6 +116,7 @@ export class JetStreamEngineFollower implements EngineFollower {
         const held = this.options.pace?.();
         if (held) await held;
         const result = applyJournalEntry(this.live, entry);
+        if (entry.requestId !== undefined) this.options.requests?.recordApplied(entry.requestId, entry.seq, result);
         bus?.publish({ seq: entry.seq, ts: entry.command.ts, kind: entry.command.kind, events: result.events });
         this.release();
         if (++sinceYield >= YIELD_EVERY) {

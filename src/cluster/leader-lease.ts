@@ -102,6 +102,7 @@ function isRevisionConflict(err: unknown): boolean {
 export class LeaderDirectory {
   private current: number | undefined;
   private stopped = false;
+  private readonly listeners = new Set<(epoch: number) => void>();
 
   private constructor(private readonly kv: KV) {}
 
@@ -128,8 +129,20 @@ export class LeaderDirectory {
 
   async refresh(): Promise<number | undefined> {
     const e = await this.kv.get(LEASE_KEY);
-    if (e && e.operation === 'PUT' && (this.current === undefined || epochOf(e) > this.current)) this.current = epochOf(e);
+    if (e && e.operation === 'PUT') this.advance(epochOf(e));
     return this.current;
+  }
+
+  /** Calls `listener` with each newer epoch seen; returns the unsubscribe. */
+  onChange(listener: (epoch: number) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private advance(epoch: number): void {
+    if (this.current !== undefined && epoch <= this.current) return;
+    this.current = epoch;
+    for (const l of this.listeners) l(epoch);
   }
 
   close(): void {
@@ -145,7 +158,7 @@ export class LeaderDirectory {
             updates.stop();
             break;
           }
-          if (e.operation === 'PUT' && (this.current === undefined || epochOf(e) > this.current)) this.current = epochOf(e);
+          if (e.operation === 'PUT') this.advance(epochOf(e));
         }
       } catch {
         await new Promise((r) => setTimeout(r, 500));

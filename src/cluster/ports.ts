@@ -23,9 +23,9 @@ export interface EngineFollower {
   close(): Promise<void>;
 }
 
-/** A command's outcome as the leader answered it, once durable. */
+/** A command's outcome as the leader answered it, once durable (its events reach the gateway by its follower). */
 export interface SubmitReceipt {
-  result: CommandResult;
+  result: Pick<CommandResult, 'reply' | 'retracted'>;
   /**
    * Seq of the state the reply was decided on: the command's own seq, or for a refusal that used no seq the
    * seq before it. A follower at this seq shows what the reply shows.
@@ -35,6 +35,9 @@ export interface SubmitReceipt {
 
 /** Gateway side of the command path: hands a command to the engine leader. */
 export interface CommandSubmitter {
-  /** Rejects with LeaderUnavailableError when no leader answers in time. */
+  /**
+   * Rejects with LeaderUnavailableError when no leader answers in time. A command is taken at most once, even
+   * when it is resent to the next leader after a takeover (request ids, src/cluster/request-ledger.ts).
+   */
   submit(input: CommandInput): Promise<SubmitReceipt>;
 }

@@ -18,6 +18,8 @@ export interface AppendBatch {
   ends: Uint32Array;
   bytes: Uint8Array;
   texts: string[];
+  /** Gateway request ids of the rows that carry one (cluster journal), by seq; absent when none do. */
+  requestIds?: Map<number, string>;
 }
 
 /** The buffers to list as transferred when posting the batch to another thread. */
@@ -50,6 +52,7 @@ export class AppendBuffer {
   private tss: Float64Array;
   private ends: Uint32Array;
   private texts: string[] = [];
+  private requestIds: Map<number, string> | undefined;
 
   /** `lastSeq`/`lastTs`: the journal's tail when opened. */
   constructor(private appendedSeq: number, private appendedTs: number, capacity = 1024) {
@@ -62,7 +65,7 @@ export class AppendBuffer {
    * Buffers the command, serialized now (later mutation by the caller cannot change what gets written);
    * seqs must follow each other with no gap. Throws if the command cannot be serialized (as JSON.stringify).
    */
-  append(seq: number, command: Command): void {
+  append(seq: number, command: Command, requestId?: string): void {
     if (seq !== this.appendedSeq + 1) {
       throw new JournalIntegrityError(`append seq ${seq} does not follow ${this.appendedSeq}`);
     }
@@ -75,6 +78,7 @@ export class AppendBuffer {
     this.count = i + 1;
     this.appendedSeq = seq;
     this.appendedTs = command.ts;
+    if (requestId !== undefined) (this.requestIds ??= new Map()).set(seq, requestId);
   }
 
   get empty(): boolean {
@@ -85,6 +89,10 @@ export class AppendBuffer {
   take(): AppendBatch {
     const bytes = this.encoder.take(this.spareBytes.pop());
     const b: AppendBatch = { firstSeq: this.firstSeq, count: this.count, tss: this.tss, ends: this.ends, bytes, texts: this.texts };
+    if (this.requestIds !== undefined) {
+      b.requestIds = this.requestIds;
+      this.requestIds = undefined;
+    }
     const rows = this.spareRows.pop();
     if (rows) {
       this.tss = rows.tss;

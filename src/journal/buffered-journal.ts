@@ -20,10 +20,10 @@ export abstract class BufferedJournal implements CommandJournal {
     this.pending = new AppendBuffer(tail.seq, tail.ts);
   }
 
-  append(seq: number, command: Command): void {
+  append(seq: number, command: Command, requestId?: string): void {
     if (this.closed) throw new Error('journal is closed');
     if (this.failure) throw this.failure;
-    this.pending.append(seq, command);
+    this.pending.append(seq, command, requestId);
   }
 
   lastSeq(): number {

@@ -15,12 +15,14 @@ export class MemoryJournal implements CommandJournal {
   /** Number of flushes that wrote something: one per group commit. */
   commits = 0;
 
-  append(seq: number, command: Command): void {
+  append(seq: number, command: Command, requestId?: string): void {
     if (this.failure) throw this.failure;
     if (seq !== this.appendedSeq + 1) {
       throw new JournalIntegrityError(`append seq ${seq} does not follow ${this.appendedSeq}`);
     }
-    this.buffer.push({ seq, command: JSON.parse(JSON.stringify(command)) as Command });
+    const entry: JournalEntry = { seq, command: JSON.parse(JSON.stringify(command)) as Command };
+    if (requestId !== undefined) entry.requestId = requestId;
+    this.buffer.push(entry);
     this.appendedSeq = seq;
     this.appendedTs = command.ts;
   }

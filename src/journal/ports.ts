@@ -10,6 +10,11 @@ import type { EngineSnapshot, ExchangeEngine } from '../engine/api.js';
 export interface JournalEntry {
   seq: number;
   command: Command;
+  /**
+   * The gateway request that carried the command (cluster journal only; issue 30): a retry with the same id,
+   * on any leader, gets this command's recorded outcome instead of running it again.
+   */
+  requestId?: string;
 }
 
 /**
@@ -27,9 +32,10 @@ export type JournalReader = Iterable<JournalEntry> | AsyncIterable<JournalEntry>
 export interface CommandJournal {
   /**
    * Buffers one command; nothing is durable until a `flush()` covering it resolves. `seq` must be
-   * `lastSeq() + 1` (the journal refuses gaps and reordering by throwing).
+   * `lastSeq() + 1` (the journal refuses gaps and reordering by throwing). `requestId`: see JournalEntry; a
+   * journal that serves no cluster may drop it.
    */
-  append(seq: number, command: Command): void;
+  append(seq: number, command: Command, requestId?: string): void;
   /**
    * Makes every command appended so far durable, all in one transaction / fsync (group commit).
    * Rejects if the write failed; the journal is then unusable (fail-stop) and later calls reject too.

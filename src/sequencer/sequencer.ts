@@ -179,7 +179,8 @@ export class Sequencer {
     return this.engine.seq;
   }
 
-  submit(input: CommandInput): Promise<CommandResult> {
+  /** `requestId`: the gateway request that carried the command, journaled with it (JournalEntry.requestId). */
+  submit(input: CommandInput, requestId?: string): Promise<CommandResult> {
     if (this.status !== 'running') {
       return Promise.reject(this.failure ?? new SequencerStoppedError(`sequencer is ${this.status}`));
     }
@@ -209,7 +210,7 @@ export class Sequencer {
       return Promise.reject(err);
     }
     try {
-      this.journal.append(seq, command);
+      this.journal.append(seq, command, requestId);
     } catch (err) {
       // E.g. the command is not JSON-serializable. The engine has applied it, so this process must not go on;
       // earlier commands are unaffected and still get flushed.

@@ -20,7 +20,7 @@ export interface Following {
 export async function buildFollower(
   config: { nats: Pick<NatsConfig, 'url' | 'cluster' | 'streamReplicas' | 'auth'> },
   name: string,
-  options: Pick<EngineFollowerOptions, 'bus' | 'pace' | 'snapshotAtOrBefore' | 'onFailed'> & { log: pino.Logger },
+  options: Pick<EngineFollowerOptions, 'bus' | 'pace' | 'snapshotAtOrBefore' | 'onFailed' | 'requests'> & { log: pino.Logger },
 ): Promise<Built<Following>> {
   const nc = await connectNats(config.nats.url, name, config.nats.auth).catch((err: unknown) => {
     throw new Error(`NATS at ${config.nats.url} does not answer (${err instanceof Error ? err.message : String(err)})`, { cause: err });
@@ -30,7 +30,7 @@ export async function buildFollower(
   const follower = await closingOnFailure(connection, () => openEngineFollower({
     nc, cluster: config.nats.cluster, snapshots, createEngine, restoreEngine,
     bus: options.bus, pace: options.pace, snapshotAtOrBefore: options.snapshotAtOrBefore, onFailed: options.onFailed,
-    logger: options.log.child({ module: 'follower' }),
+    requests: options.requests, logger: options.log.child({ module: 'follower' }),
   }));
   return {
     service: { follower, nc },

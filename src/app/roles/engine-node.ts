@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import pino from 'pino';
 import { LeaderLease } from '../../cluster/leader-lease.js';
+import { RequestLedger } from '../../cluster/request-ledger.js';
 import type { Engine } from '../../engine/engine.js';
 import { ensureCommandStream } from '../../journal/jetstream-journal.js';
 import { connectNats } from '../../journal/nats-connection.js';
@@ -96,6 +97,8 @@ class EngineNode implements RunningEngineNode {
   private firstPhase = deferred();
   private renewTimer: NodeJS.Timeout | undefined;
   readonly takeovers: Takeover[] = [];
+  /** Outcomes by gateway request id, kept across roles: what this process followed or led (exactly-once retries). */
+  readonly requests = new RequestLedger();
 
   constructor(
     private readonly config: ExchangeConfig,
@@ -154,6 +157,7 @@ class EngineNode implements RunningEngineNode {
       try {
         this.standby = await buildFollower(this.config, `perpx engine standby ${this.id}`, {
           log: this.log,
+          requests: this.requests,
           onFailed: (err) => this.onFatal?.(err),
         });
       } catch (err) {
@@ -200,7 +204,7 @@ class EngineNode implements RunningEngineNode {
     this.keepLease(stepDown);
     try {
       this.leader = await startLeaderStack(this.config, engine, {
-        dataDir: this.dataDir, epoch: this.lease.epoch, leader: this.id, log: this.log,
+        dataDir: this.dataDir, epoch: this.lease.epoch, leader: this.id, requests: this.requests, log: this.log,
         onFatal: (err) => stepDown(`the sequencer halted: ${err.message}`),
       });
       this.standby = undefined;

@@ -7,6 +7,7 @@
 import type pino from 'pino';
 import { serveAdmin } from '../../cluster/admin-transport.js';
 import { serveCommands } from '../../cluster/command-transport.js';
+import type { RequestLedger } from '../../cluster/request-ledger.js';
 import type { Engine } from '../../engine/engine.js';
 import { connectNats } from '../../journal/nats-connection.js';
 import { JetStreamJournal } from '../../journal/jetstream-journal.js';
@@ -43,6 +44,8 @@ export interface LeaderStackOptions {
   /** The lease epoch this leader holds and its name: written in the leader-epoch record. */
   epoch: number;
   leader: string;
+  /** The engine process's request outcomes (filled while it followed): resent commands are answered from it. */
+  requests: RequestLedger;
   onFatal: (err: Error) => void;
   log: pino.Logger;
 }
@@ -55,7 +58,10 @@ export async function startLeaderStack(config: ExchangeConfig, engine: Engine, o
     const journal = durable.journal;
     if (!(journal instanceof JetStreamJournal)) throw new Error('the cluster engine needs JOURNAL=jetstream');
     // Whatever the follower had not applied yet (the old leader's last appends), then the fencing record.
-    for await (const entry of journal.read(engine.seq)) applyJournalEntry(engine, entry);
+    for await (const entry of journal.read(engine.seq)) {
+      const result = applyJournalEntry(engine, entry);
+      if (entry.requestId !== undefined) o.requests.recordApplied(entry.requestId, entry.seq, result);
+    }
     if (engine.seq !== journal.lastSeq()) throw new Error(`engine at seq ${engine.seq} but the log ends at ${journal.lastSeq()}`);
     await journal.appendLeaderEpoch(o.epoch, o.leader);
     log.info({ seq: engine.seq, epoch: o.epoch }, 'leader-epoch record appended: this engine leads');
@@ -76,7 +82,7 @@ export async function startLeaderStack(config: ExchangeConfig, engine: Engine, o
     // Commands from the gateways: taken only once everything above runs; stopped first, before the sequencer.
     const nc = await connectNats(config.nats.url, 'perpx engine commands', config.nats.auth);
     shutdown.add('nats', { service: nc, stop: () => nc.drain().catch(() => nc.close()) });
-    const responder = serveCommands({ nc, cluster: config.nats.cluster, epoch: o.epoch, sequencer, logger: log.child({ module: 'commands' }) });
+    const responder = serveCommands({ nc, cluster: config.nats.cluster, epoch: o.epoch, sequencer, requests: o.requests, logger: log.child({ module: 'commands' }) });
     shutdown.add('command responder', { service: responder, stop: () => responder.close() });
     const admin = serveAdmin({
       nc, cluster: config.nats.cluster, admin: sequencer, stats: () => ({ seq: engine.seq, stats: sequencer.stats }), logger: log.child({ module: 'admin' }),
