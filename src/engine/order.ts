@@ -14,10 +14,11 @@ export function isFinal(status: OrderStatus): boolean {
 }
 
 /**
- * Fields most orders never use, kept out of the order object: a resting order pays for one pointer
- * instead of seven (heap per resting order is a benchmark target).
+ * Fields a resting order that nothing has happened to does not use, kept out of the order object: such an order
+ * (most of the book) shares the frozen defaults and pays one pointer (heap per resting order is a benchmark
+ * target). The first fill, change or rare setting gives the order its own copy.
  */
-class RareOrderFields {
+class OrderExtras {
   stopPrice: Units | null = null;
   triggeredAt: number | null = null;
   /** STOP_LIMIT: trigger when the mark rises to (true) or falls to (false) stopPrice. */
@@ -31,23 +32,24 @@ class RareOrderFields {
   expiresAt = 0;
   /** Why the order ended (or was rejected); '' while it is live. */
   rejectedReason = '';
-}
-const NO_RARE_FIELDS: Readonly<RareOrderFields> = Object.freeze(new RareOrderFields());
-
-/**
- * Money totals of the order's fills: an unfilled resting order (most of the book) shares the zero object. Each
- * total is a safe integer (NaN where it may not be one) with its bigint made when asked (null until then) or
- * holding the exact value: a fill adds to them without bigint arithmetic.
- */
-class FillTotals {
+  /** Last change, epoch ms; 0 = never changed (it is then createdAt). */
+  updatedAt = 0;
+  filledQuantity: Units = 0;
+  /**
+   * Money totals of the fills. Each is a safe integer (NaN where it may not be one) with its bigint made when
+   * asked (null until then) or holding the exact value: a fill adds to them without bigint arithmetic.
+   */
   valueSafe = 0;
   valueBig: Money | null = 0n;
   realizedSafe = 0;
   realizedBig: Money | null = 0n;
   feeSafe = 0;
   feeBig: Money | null = 0n;
+  /** The leverage or instrument when it does not fit in `flags` (LEVERAGE_IN_EXTRAS, INSTRUMENT_IN_EXTRAS). */
+  leverage = 0;
+  instrument = '';
 }
-const NO_FILLS: Readonly<FillTotals> = Object.freeze(new FillTotals());
+const NO_EXTRAS: Readonly<OrderExtras> = Object.freeze(new OrderExtras());
 
 /**
  * `flags` packs the booleans and the enumerations of an order into one integer (index into the enum's list):
@@ -63,6 +65,29 @@ const STATUS_SHIFT = 10; // 4 bits
 const STATUS_MASK = 0b1111 << STATUS_SHIFT;
 /** Listed in the engine's changed orders of the command being applied (always clear between commands). */
 const TOUCHED = 1 << 14;
+/** Leverage, 9 bits (1 to 300 today); the all-ones value says it is in the extras. */
+const LEVERAGE_SHIFT = 15;
+const LEVERAGE_IN_EXTRAS = 0b1_1111_1111;
+/**
+ * Instrument as its number in INSTRUMENT_NAMES, 7 bits (bits 24 to 30: `flags` stays below 2^31, a small
+ * integer on 64-bit V8); the all-ones value says it is in the extras (more instruments than that).
+ */
+const INSTRUMENT_SHIFT = 24;
+const INSTRUMENT_IN_EXTRAS = 0b111_1111;
+
+/** Every instrument id an order has named in this process, by number: ids only, shared by all engines. */
+const INSTRUMENT_NAMES: string[] = [];
+const INSTRUMENT_NUMBERS = new Map<string, number>();
+
+function instrumentNumber(instrument: string): number {
+  let n = INSTRUMENT_NUMBERS.get(instrument);
+  if (n === undefined) {
+    if (INSTRUMENT_NAMES.length >= INSTRUMENT_IN_EXTRAS) return INSTRUMENT_IN_EXTRAS;
+    n = INSTRUMENT_NAMES.push(instrument) - 1;
+    INSTRUMENT_NUMBERS.set(instrument, n);
+  }
+  return n;
+}
 
 function unknown(what: string, value: unknown): never {
   throw new Error(`unknown ${what} ${String(value)}`);
@@ -106,26 +131,22 @@ export class OrderState implements BookOrder {
   /** Links of the account's live-order list (AccountOrders). */
   accountPrev: OrderState | null = null;
   accountNext: OrderState | null = null;
-  filledQuantity: Units = 0;
-  updatedAt: number;
   /** Arrival number (counters.placement) when it last entered the book or the stop list. */
   placedSeq = 0;
-  /** Packed booleans and enumerations (see POST_ONLY … STATUS_SHIFT). */
+  /** Packed booleans, enumerations, leverage and instrument (see POST_ONLY … INSTRUMENT_SHIFT). */
   private flags: number;
-  /** Shared frozen defaults until a rare field is written. */
-  private rare: RareOrderFields = NO_RARE_FIELDS;
-  /** Shared frozen zeros until the first fill. */
-  private fills: FillTotals = NO_FILLS;
+  /** Shared frozen defaults until the order is filled, changed or given a rare field. */
+  private extras: OrderExtras = NO_EXTRAS;
 
   constructor(
     readonly id: string,
     readonly userId: number,
-    readonly instrument: string,
+    instrument: string,
     type: OrderType,
     side: Side,
     timeInForce: TimeInForce,
     postOnly: boolean,
-    public leverage: number,
+    leverage: number,
     public quantity: Units,
     public limitPrice: Units,
     stopPrice: Units | null,
@@ -136,41 +157,60 @@ export class OrderState implements BookOrder {
   ) {
     this.price = limitPrice;
     this.remaining = quantity;
-    this.updatedAt = createdAt;
+    const instrumentNo = instrumentNumber(instrument);
+    const leverageFits = Number.isInteger(leverage) && leverage >= 0 && leverage < LEVERAGE_IN_EXTRAS;
     this.flags = (side === 'SELL' ? SELL : 0)
       | (tifIndex(timeInForce) << TIF_SHIFT)
       | (typeIndex(type) << TYPE_SHIFT)
       | (groupIndex(group) << GROUP_SHIFT)
       | (statusIndex('NEW') << STATUS_SHIFT)
-      | (postOnly ? POST_ONLY : 0);
+      | (postOnly ? POST_ONLY : 0)
+      | ((leverageFits ? leverage : LEVERAGE_IN_EXTRAS) << LEVERAGE_SHIFT)
+      | (instrumentNo << INSTRUMENT_SHIFT);
+    if (!leverageFits) this.writable().leverage = leverage;
+    if (instrumentNo === INSTRUMENT_IN_EXTRAS) this.writable().instrument = instrument;
     if (stopPrice !== null) this.writable().stopPrice = stopPrice;
     if (cashQuantity !== 0) this.writable().cashQuantity = cashQuantity;
     if (smpId !== null) this.writable().smpId = smpId;
   }
 
-  private fillTotals(): FillTotals {
-    if (this.fills === NO_FILLS) this.fills = new FillTotals();
-    return this.fills;
+  get instrument(): string {
+    const n = this.flags >>> INSTRUMENT_SHIFT;
+    return n === INSTRUMENT_IN_EXTRAS ? this.extras.instrument : INSTRUMENT_NAMES[n];
   }
 
-  get filledValue(): Money { const f = this.fills; return f.valueBig ?? (f.valueBig = BigInt(f.valueSafe)); }
+  get leverage(): number {
+    const l = (this.flags >>> LEVERAGE_SHIFT) & LEVERAGE_IN_EXTRAS;
+    return l === LEVERAGE_IN_EXTRAS ? this.extras.leverage : l;
+  }
+
+  get updatedAt(): number {
+    const t = this.extras.updatedAt;
+    return t === 0 ? this.createdAt : t;
+  }
+  set updatedAt(v: number) { if (v !== this.updatedAt) this.writable().updatedAt = v; }
+
+  get filledQuantity(): Units { return this.extras.filledQuantity; }
+  set filledQuantity(v: Units) { if (v !== this.extras.filledQuantity) this.writable().filledQuantity = v; }
+
+  get filledValue(): Money { const f = this.extras; return f.valueBig ?? (f.valueBig = BigInt(f.valueSafe)); }
   set filledValue(v: Money) {
     if (v === this.filledValue) return;
-    const f = this.fillTotals();
+    const f = this.writable();
     f.valueBig = v;
     f.valueSafe = safeOf(v);
   }
-  get realizedPnL(): Money { const f = this.fills; return f.realizedBig ?? (f.realizedBig = BigInt(f.realizedSafe)); }
+  get realizedPnL(): Money { const f = this.extras; return f.realizedBig ?? (f.realizedBig = BigInt(f.realizedSafe)); }
   set realizedPnL(v: Money) {
     if (v === this.realizedPnL) return;
-    const f = this.fillTotals();
+    const f = this.writable();
     f.realizedBig = v;
     f.realizedSafe = safeOf(v);
   }
-  get fee(): Money { const f = this.fills; return f.feeBig ?? (f.feeBig = BigInt(f.feeSafe)); }
+  get fee(): Money { const f = this.extras; return f.feeBig ?? (f.feeBig = BigInt(f.feeSafe)); }
   set fee(v: Money) {
     if (v === this.fee) return;
-    const f = this.fillTotals();
+    const f = this.writable();
     f.feeBig = v;
     f.feeSafe = safeOf(v);
   }
@@ -180,7 +220,7 @@ export class OrderState implements BookOrder {
    * stays a safe integer, else that total in bigints.
    */
   addFillSafe(value: number, realized: number, fee: number): void {
-    const f = this.fillTotals();
+    const f = this.writable();
     const v = addSafe(f.valueSafe, value);
     if (v === v) {
       f.valueSafe = v;
@@ -207,12 +247,12 @@ export class OrderState implements BookOrder {
       }
     }
   }
-  get rejectedReason(): string { return this.rare.rejectedReason; }
-  set rejectedReason(v: string) { if (v !== this.rare.rejectedReason) this.writable().rejectedReason = v; }
+  get rejectedReason(): string { return this.extras.rejectedReason; }
+  set rejectedReason(v: string) { if (v !== this.extras.rejectedReason) this.writable().rejectedReason = v; }
 
-  private writable(): RareOrderFields {
-    if (this.rare === NO_RARE_FIELDS) this.rare = new RareOrderFields();
-    return this.rare;
+  private writable(): OrderExtras {
+    if (this.extras === NO_EXTRAS) this.extras = new OrderExtras();
+    return this.extras;
   }
 
   get postOnly(): boolean { return (this.flags & POST_ONLY) !== 0; }
@@ -223,19 +263,19 @@ export class OrderState implements BookOrder {
   get reduceOnly(): boolean { return (this.flags & REDUCE_ONLY) !== 0; }
   set reduceOnly(v: boolean) { this.flags = v ? this.flags | REDUCE_ONLY : this.flags & ~REDUCE_ONLY; }
 
-  get stopPrice(): Units | null { return this.rare.stopPrice; }
-  set stopPrice(v: Units | null) { if (v !== this.rare.stopPrice) this.writable().stopPrice = v; }
-  get triggeredAt(): number | null { return this.rare.triggeredAt; }
-  set triggeredAt(v: number | null) { if (v !== this.rare.triggeredAt) this.writable().triggeredAt = v; }
-  get triggerUp(): boolean { return this.rare.triggerUp; }
-  set triggerUp(v: boolean) { if (v !== this.rare.triggerUp) this.writable().triggerUp = v; }
-  get smp(): boolean { return this.rare.smp; }
-  set smp(v: boolean) { if (v !== this.rare.smp) this.writable().smp = v; }
-  get smpId(): string | null { return this.rare.smpId; }
-  get cashQuantity(): Units { return this.rare.cashQuantity; }
-  set cashQuantity(v: Units) { if (v !== this.rare.cashQuantity) this.writable().cashQuantity = v; }
-  get expiresAt(): number { return this.rare.expiresAt; }
-  set expiresAt(v: number) { if (v !== this.rare.expiresAt) this.writable().expiresAt = v; }
+  get stopPrice(): Units | null { return this.extras.stopPrice; }
+  set stopPrice(v: Units | null) { if (v !== this.extras.stopPrice) this.writable().stopPrice = v; }
+  get triggeredAt(): number | null { return this.extras.triggeredAt; }
+  set triggeredAt(v: number | null) { if (v !== this.extras.triggeredAt) this.writable().triggeredAt = v; }
+  get triggerUp(): boolean { return this.extras.triggerUp; }
+  set triggerUp(v: boolean) { if (v !== this.extras.triggerUp) this.writable().triggerUp = v; }
+  get smp(): boolean { return this.extras.smp; }
+  set smp(v: boolean) { if (v !== this.extras.smp) this.writable().smp = v; }
+  get smpId(): string | null { return this.extras.smpId; }
+  get cashQuantity(): Units { return this.extras.cashQuantity; }
+  set cashQuantity(v: Units) { if (v !== this.extras.cashQuantity) this.writable().cashQuantity = v; }
+  get expiresAt(): number { return this.extras.expiresAt; }
+  set expiresAt(v: number) { if (v !== this.extras.expiresAt) this.writable().expiresAt = v; }
 
   /** Canonical key of the id (computed when asked: only TpSl links use it, and a resting order saves the field). */
   get key(): string {

@@ -146,11 +146,49 @@ test('an unfilled order keeps sharing the zero totals when set to zero (heap per
   a.filledValue = 0n;
   a.fee = 0n;
   a.realizedPnL = 0n;
-  const fills = (o: OrderState) => (o as unknown as { fills: object }).fills;
+  a.filledQuantity = 0;
+  a.updatedAt = a.createdAt;
+  const fills = (o: OrderState) => (o as unknown as { extras: object }).extras;
   assert.equal(fills(a), fills(b));
   b.addFillSafe(5, 0, 1);
   assert.notEqual(fills(a), fills(b));
   assert.equal(b.filledValue, 5n);
   assert.equal(b.fee, 1n);
   assert.equal(a.filledValue, 0n);
+});
+
+test('an order packs its leverage and instrument, and keeps what does not fit in its own extras', () => {
+  const order = (instrument: string, leverage: number, createdAt = 7) =>
+    new OrderState(`id-${instrument}-${leverage}`, 1, instrument, 'LIMIT', 'SELL', 'DAY', true, leverage, 3, 4, null, 'tpsl', 0, null, createdAt);
+  const extras = (o: OrderState) => (o as unknown as { extras: object }).extras;
+  const shared = extras(order('BTCUSDT', 10));
+  // More instruments than the packed number holds: the later ones live in the extras, all read back the same.
+  const names = Array.from({ length: 140 }, (_, i) => `PACK${i}USDT`);
+  for (const [i, name] of names.entries()) {
+    for (const leverage of [1, 300, 510, 511, 1000, 2.5]) {
+      const o = order(name, leverage);
+      assert.equal(o.instrument, name);
+      assert.equal(o.leverage, leverage);
+      assert.equal(o.side, 'SELL');
+      assert.equal(o.timeInForce, 'DAY');
+      assert.equal(o.group, 'tpsl');
+      assert.equal(o.postOnly, true);
+      assert.equal(o.status, 'NEW');
+      o.status = 'CANCELLED';
+      assert.equal(o.status, 'CANCELLED');
+      assert.equal(o.instrument, name, 'a status change leaves the instrument');
+      assert.equal(o.leverage, leverage, 'and the leverage');
+      if (i < 50 && Number.isInteger(leverage) && leverage <= 300) assert.equal(extras(order(name, leverage)), shared, `${name} ${leverage}x: nothing in the extras`);
+      if (leverage > 510 || !Number.isInteger(leverage)) assert.notEqual(extras(o), shared);
+    }
+  }
+  // updatedAt is createdAt until changed; filledQuantity 0 until a fill.
+  const o = order('BTCUSDT', 5, 1000);
+  assert.equal(o.updatedAt, 1000);
+  o.updatedAt = 1001;
+  assert.equal(o.updatedAt, 1001);
+  assert.equal(o.createdAt, 1000);
+  o.filledQuantity = 2;
+  assert.equal(o.filledQuantity, 2);
+  assert.equal(order('BTCUSDT', 5, 1000).filledQuantity, 0);
 });
