@@ -10,6 +10,7 @@
  * a standby from snapshot plus log. A graceful stop releases the lease, so a standby takes over at once.
  */
 import { hostname } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import pino from 'pino';
@@ -202,6 +203,10 @@ class EngineNode implements RunningEngineNode {
       this.ended?.();
     };
     this.keepLease(stepDown);
+    // The lease TTL must stay above the leader's worst event-loop stall: measured while leading, logged at the end.
+    const stalls = monitorEventLoopDelay({ resolution: 10 });
+    stalls.enable();
+    const ledSince = performance.now();
     try {
       this.leader = await startLeaderStack(this.config, engine, {
         dataDir: this.dataDir, epoch: this.lease.epoch, leader: this.id, requests: this.requests, log: this.log,
@@ -218,6 +223,11 @@ class EngineNode implements RunningEngineNode {
       lost ??= `could not start leading: ${err instanceof Error ? err.message : String(err)}`;
     } finally {
       clearInterval(this.renewTimer);
+      stalls.disable();
+      this.log.info({
+        epoch: this.lease.epoch, ledSeconds: Math.round((performance.now() - ledSince) / 1000),
+        maxStallMs: Math.round(stalls.max / 1e6), p99StallMs: Math.round(stalls.percentile(99) / 1e6), leaseTtlMs: this.lease.ttlMs,
+      }, 'leader event loop: longest stall while leading');
       this.standby = undefined;
       const stack = this.leader;
       this.leader = undefined;
