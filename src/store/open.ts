@@ -17,6 +17,7 @@ import type { StoreDatabase } from './schema.js';
 import type { StoreConfig, StoreDialectKind } from './types.js';
 import type { ProjectionFaults } from './projection-faults.js';
 import { resilientPgPool } from './pg-pool.js';
+import { cachingStatements } from './sqlite-statement-cache.js';
 
 export interface ReadStore {
   readonly kind: StoreDialectKind;
@@ -62,7 +63,7 @@ export async function openReadStore(config: StoreConfig, faults?: ProjectionFaul
   let dialect: SqliteDialect | PostgresDialect;
   if (config.kind === 'sqlite') {
     sqlite = openSqlite(config.file);
-    dialect = new SqliteDialect({ database: sqlite });
+    dialect = new SqliteDialect({ database: cachingStatements(sqlite) });
   } else {
     dialect = postgresDialect(config.connectionString, config.poolSize);
   }
