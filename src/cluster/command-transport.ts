@@ -171,9 +171,10 @@ export function serveCommands(options: CommandResponderOptions): CommandResponde
   const { nc, sequencer, requests } = options;
   const log = options.logger ?? pino({ name: 'command-responder', level: process.env.LOG_LEVEL ?? 'info' });
   const answering = new Set<Promise<void>>();
-  const respond = (msg: Msg, answer: SubmitAnswer): void => {
-    if (!msg.respond(encodeAnswer(answer))) log.warn({ subject: msg.subject }, 'command request without a reply subject; answer dropped');
+  const respondBytes = (msg: Msg, bytes: Uint8Array): void => {
+    if (!msg.respond(bytes)) log.warn({ subject: msg.subject }, 'command request without a reply subject; answer dropped');
   };
+  const respond = (msg: Msg, answer: SubmitAnswer): void => respondBytes(msg, encodeAnswer(answer));
   const sub: Subscription = nc.subscribe(leaderSubjectOf(options.cluster, options.epoch), {
     queue: LEADER_QUEUE,
     callback: (err, msg) => {
@@ -191,17 +192,17 @@ export function serveCommands(options: CommandResponderOptions): CommandResponde
         respond(msg, { ok: false, code: 'BAD_COMMAND', message: `${REQUEST_ID_HEADER} must be 1 to 128 printable ASCII characters` });
         return;
       }
-      let outcome = requestId === undefined ? undefined : requests?.get(requestId);
-      if (outcome === undefined) {
+      let answer = requestId === undefined ? undefined : requests?.get(requestId);
+      if (answer === undefined) {
         // submit applies synchronously: the engine's seq right after it is this command's (or, for a refusal
         // that used no seq, the one its reply was decided on).
         const pending = sequencer.submit(input, requestId);
         const seq = sequencer.seq;
-        outcome = pending.then((result) => outcomeOf(seq, result));
-        if (requestId !== undefined) requests?.recordPending(requestId, outcome);
+        answer = pending.then((result) => encodeAnswer({ ok: true, ...outcomeOf(seq, result) }));
+        if (requestId !== undefined) requests?.recordPending(requestId, answer);
       }
-      const answered = Promise.resolve(outcome).then(
-        (recorded) => respond(msg, { ok: true, ...recorded }),
+      const answered = Promise.resolve(answer).then(
+        (bytes) => respondBytes(msg, bytes),
         (e: unknown) => respond(msg, failureAnswer(e)),
       );
       answering.add(answered);

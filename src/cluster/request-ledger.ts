@@ -1,16 +1,18 @@
 /**
- * Exactly-once commands across a takeover (issue 30): the outcome of each recent command a gateway request
+ * Exactly-once commands across a takeover (issue 30): the answer to each recent command a gateway request
  * carried, by the request's id. The id is journaled with the command (JournalEntry.requestId), so every engine
  * fills its ledger as it applies the log (a standby as it follows, a new leader as it catches up) and the
  * leader as it sequences. A gateway that lost its answer (the leader died or stalled) resends with the same id;
  * the leader that gets it answers from here instead of running the command twice.
  *
  * The ledger is not engine state: the engine is deterministic, so the reply a follower derives is the one the
- * leader gave. It holds the newest `capacity` ids; a retry comes within the gateway's retry window (seconds).
- * An engine restarted from a snapshot knows the ids of the commands after it (docs/cluster.md, "Failover").
+ * leader gave. Answers are kept encoded (command-wire.ts), bytes the garbage collector does not trace, for
+ * the newest `capacity` ids; a retry comes within the gateway's retry window (seconds). An engine restarted
+ * from a snapshot knows the ids of the commands after it (docs/cluster.md, "Failover").
  */
 import { LRUCache } from 'lru-cache';
 import type { CommandResult } from '../engine/records.js';
+import { encodeAnswer } from './command-wire.js';
 
 /** What a retry gets back: the command's reply and the seq a follower must reach to show it. */
 export interface RecordedOutcome {
@@ -20,43 +22,46 @@ export interface RecordedOutcome {
   retracted?: true;
 }
 
-/** Ids kept: far above what arrives within the gateway's retry window at the throughput we measure. */
-export const DEFAULT_LEDGER_CAPACITY = 100_000;
+/**
+ * Ids kept: 50,000 answers of ~650 bytes (an order's) are ~32 MB, and cover half a minute at the cluster's
+ * measured throughput, well above the gateway's retry window.
+ */
+export const DEFAULT_LEDGER_CAPACITY = 50_000;
 
 export class RequestLedger {
-  private readonly outcomes: LRUCache<string, RecordedOutcome | Promise<RecordedOutcome>>;
+  private readonly answers: LRUCache<string, Uint8Array | Promise<Uint8Array>>;
 
   constructor(readonly capacity = DEFAULT_LEDGER_CAPACITY) {
-    this.outcomes = new LRUCache({ max: capacity });
+    this.answers = new LRUCache({ max: capacity });
   }
 
   /** Ids held. */
   get size(): number {
-    return this.outcomes.size;
+    return this.answers.size;
   }
 
-  /** The outcome recorded for the id, or the promise of one the leader is making durable. */
-  get(requestId: string): RecordedOutcome | Promise<RecordedOutcome> | undefined {
-    return this.outcomes.get(requestId);
+  /** The encoded answer recorded for the id, or the promise of one the leader is making durable. */
+  get(requestId: string): Uint8Array | Promise<Uint8Array> | undefined {
+    return this.answers.get(requestId);
   }
 
   /** A command applied from the log. */
   recordApplied(requestId: string, seq: number, result: CommandResult): void {
-    this.outcomes.set(requestId, outcomeOf(seq, result));
+    this.answers.set(requestId, encodeAnswer({ ok: true, ...outcomeOf(seq, result) }));
   }
 
   /**
-   * A command the leader sequenced and is making durable. A failure forgets it (not acknowledged: it may be
-   * lost with this leader, and a new leader that finds it in the log records it as applied).
+   * A command the leader sequenced and is making durable, with the answer it will send. A failure forgets it
+   * (not acknowledged: it may be lost with this leader, and a new leader that finds it in the log records it).
    */
-  recordPending(requestId: string, outcome: Promise<RecordedOutcome>): void {
-    this.outcomes.set(requestId, outcome);
-    outcome.then(
-      (done) => {
-        if (this.outcomes.peek(requestId) === outcome) this.outcomes.set(requestId, done);
+  recordPending(requestId: string, answer: Promise<Uint8Array>): void {
+    this.answers.set(requestId, answer);
+    answer.then(
+      (bytes) => {
+        if (this.answers.peek(requestId) === answer) this.answers.set(requestId, bytes);
       },
       () => {
-        if (this.outcomes.peek(requestId) === outcome) this.outcomes.delete(requestId);
+        if (this.answers.peek(requestId) === answer) this.answers.delete(requestId);
       },
     );
   }
