@@ -27,14 +27,21 @@ export function printTakeovers(t: TakeoverResult, o: { leaseTtlMs: number; offer
   log(`| max | ${fmt(Math.max(...col('leaseMs')))} | ${fmt(Math.max(...col('leadsMs')))} | ${fmt(Math.max(...col('firstAckMs')))} |`);
 }
 
+/** Busy CPU of the machine outside this setup and the load generator over the window, % of one core. */
+function otherLoad(r: SetupResult): number {
+  let ours = r.load.clientCpuMs;
+  for (const [k, v] of r.cpu) if (!k.includes('/') || k.startsWith('postgres/')) ours += v;
+  return (100 * Math.max(0, r.machine.busy - ours)) / r.wallMs;
+}
+
 export function printStandbyCost(alone: SetupResult, withStandby: SetupResult): void {
   log();
   log('What a hot standby costs (same closed-loop load; the standby applies every command the leader commits):');
   log();
-  log('| cluster | orders/s | p50 ms | p99 ms | standby CPU µs / order |');
-  log('|---|---:|---:|---:|---:|');
+  log('| cluster | orders/s | p50 ms | p99 ms | standby CPU µs / order | other jobs on the machine, % of a core |');
+  log('|---|---:|---:|---:|---:|---:|');
   const standbyUs = withStandby.cpu.get('standby');
-  log(`| engine leader only | ${fmt(alone.rate)} | ${alone.load.p50.toFixed(2)} | ${alone.load.p99.toFixed(2)} | — |`);
-  log(`| engine leader + 1 hot standby | ${fmt(withStandby.rate)} | ${withStandby.load.p50.toFixed(2)} | ${withStandby.load.p99.toFixed(2)} | ${standbyUs === undefined ? 'n/a' : fmt((standbyUs * 1000) / Math.max(1, withStandby.ok))} |`);
-  log(`| ratio (with / without) | ${fmt(withStandby.rate / alone.rate, 2)} | ${fmt(withStandby.load.p50 / alone.load.p50, 2)} | ${fmt(withStandby.load.p99 / alone.load.p99, 2)} | |`);
+  log(`| engine leader only | ${fmt(alone.rate)} | ${alone.load.p50.toFixed(2)} | ${alone.load.p99.toFixed(2)} | — | ${fmt(otherLoad(alone))} |`);
+  log(`| engine leader + 1 hot standby | ${fmt(withStandby.rate)} | ${withStandby.load.p50.toFixed(2)} | ${withStandby.load.p99.toFixed(2)} | ${standbyUs === undefined ? 'n/a' : fmt((standbyUs * 1000) / Math.max(1, withStandby.ok))} | ${fmt(otherLoad(withStandby))} |`);
+  log(`| ratio (with / without) | ${fmt(withStandby.rate / alone.rate, 2)} | ${fmt(withStandby.load.p50 / alone.load.p50, 2)} | ${fmt(withStandby.load.p99 / alone.load.p99, 2)} | | |`);
 }
