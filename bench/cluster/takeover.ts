@@ -94,11 +94,15 @@ export async function measureTakeovers(o: SetupOptions, spec: TakeoverSpec): Pro
     });
     const urls = C.gatewayUrls;
     const bots: Bot[] = [];
-    for (const [i, w] of spec.wallets.entries()) {
-      const bot = await new Bot(urls[i % urls.length], w).signIn();
-      await bot.faucet();
-      bots.push(bot);
+    // Eight sign-ins at a time; bots[i] holds wallets[i].
+    for (let i = 0; i < spec.wallets.length; i += 8) {
+      bots.push(...await Promise.all(spec.wallets.slice(i, i + 8).map(async (w, j) => {
+        const bot = await new Bot(urls[(i + j) % urls.length], w).signIn();
+        await bot.faucet();
+        return bot;
+      })));
     }
+    console.log(`takeover phase: cluster with a standby up and ${bots.length} wallets funded`);
     const ackTimes: number[] = [];
     const failed: string[] = [];
     const t0 = Date.now();
@@ -118,7 +122,9 @@ export async function measureTakeovers(o: SetupOptions, spec: TakeoverSpec): Pro
         const firstAck = await until('an order acknowledged by the new leader', 20_000, () => ackTimes.find((t) => t >= led.time));
         rounds.push({ leaseMs: led.time - (led.takeoverMs ?? 0) - killedAt, leadsMs: led.time - killedAt, firstAckMs: firstAck - killedAt });
         console.log(`takeover round ${round + 1}: lease ${rounds.at(-1)!.leaseMs} ms, leads ${rounds.at(-1)!.leadsMs} ms, first ack ${rounds.at(-1)!.firstAckMs} ms after the kill`);
+        const tRestart = Date.now();
         await C.restart(leader);
+        console.log(`  the killed engine was back as a standby in ${Date.now() - tRestart} ms`);
         await sleep(1000);
       }
     } finally {
