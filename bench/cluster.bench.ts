@@ -20,9 +20,10 @@
 // Knobs: BENCH_SECONDS (10, measured window per setup), WARMUP_MS (3000), IDLE_MS (2000: each process's idle
 // CPU is measured this long before the load and subtracted), CONNECTIONS (64), WALLETS (64),
 // SIGNATURE_THREADS (2, per process that verifies), POOL_RATE (4000: orders signed per second of warm-up +
-// window; a pool that runs out is reported), SETUPS (single-sqlite,single-jetstream,cluster), NATS_URL,
-// PG_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres), TAKEOVER_ROUNDS (5; 0 skips the phase),
-// TAKEOVER_RATE (200 orders/s offered during it), LEADER_LEASE_TTL_MS (the engines' default), CPU_PROF=1 (every server process runs with
+// window; a pool that runs out is reported), SETUPS (single-sqlite,single-jetstream,cluster,cluster-standby;
+// empty: the takeover phase alone), NATS_URL, PG_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres),
+// TAKEOVER_ROUNDS (5; 0 skips the phase), TAKEOVER_RATE (200 orders/s offered during it), LEADER_LEASE_TTL_MS
+// (the engines' default), CPU_PROF=1 (every server process runs with
 // --cpu-prof; their main threads' self time inside the window is summarized; costs some throughput).
 import { mkdtempSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -50,7 +51,7 @@ const CONNECTIONS = envInt('CONNECTIONS', 64);
 const WALLETS = envInt('WALLETS', 64);
 const POOL_RATE = envInt('POOL_RATE', 4000);
 const SIGNATURE_THREADS = String(envInt('SIGNATURE_THREADS', 2));
-const SETUPS = (process.env.SETUPS ?? 'single-sqlite,single-jetstream,cluster,cluster-standby').split(',').map((s) => s.trim()) as SetupKind[];
+const SETUPS = (process.env.SETUPS ?? 'single-sqlite,single-jetstream,cluster,cluster-standby').split(',').map((s) => s.trim()).filter(Boolean) as SetupKind[];
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const CPU_PROF = process.env.CPU_PROF === '1';
