@@ -6,7 +6,10 @@
 //   (2) the single process on the cluster's stores: JetStream journal, PostgreSQL auth and read model, NATS
 //       real-time broker (like for like with (3) but for the process split);
 //   (3) the cluster: engine leader, projector and two gateways as processes (scripts/cluster/local-cluster.ts),
-//       the connections spread over both gateways.
+//       the connections spread over both gateways;
+//   (4) the same cluster with a hot standby engine following the log: the throughput cost of a standby.
+// Then the takeover phase (bench/cluster/takeover.ts): a cluster with a standby under a paced load, the leader
+// SIGKILLed TAKEOVER_ROUNDS times; kill → lease taken, → leading, → first acknowledged order, p50 and max.
 // Every server is a child process started as an operator would; this process signs the orders up front
 // (worker threads) and runs the load generator (bench/http/load.ts). Per setup it reports orders/s and
 // latency, CPU µs per order of each process (/proc utime+stime over the window, split by thread kind), of the
@@ -17,8 +20,10 @@
 // Knobs: BENCH_SECONDS (10, measured window per setup), WARMUP_MS (3000), IDLE_MS (2000: each process's idle
 // CPU is measured this long before the load and subtracted), CONNECTIONS (64), WALLETS (64),
 // SIGNATURE_THREADS (2, per process that verifies), POOL_RATE (4000: orders signed per second of warm-up +
-// window; a pool that runs out is reported), SETUPS (single-sqlite,single-jetstream,cluster), NATS_URL,
-// PG_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres), CPU_PROF=1 (every server process runs with
+// window; a pool that runs out is reported), SETUPS (single-sqlite,single-jetstream,cluster,cluster-standby;
+// empty: the takeover phase alone), NATS_URL, PG_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres),
+// TAKEOVER_ROUNDS (5; 0 skips the phase), TAKEOVER_RATE (200 orders/s offered during it), LEADER_LEASE_TTL_MS
+// (the engines' default), CPU_PROF=1 (every server process runs with
 // --cpu-prof; their main threads' self time inside the window is summarized; costs some throughput).
 import { mkdtempSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -35,6 +40,8 @@ import { measureSetup, type SetupResult } from './cluster/measure.js';
 import { startSetup, type SetupKind } from './cluster/setups.js';
 import { printReport } from './cluster/report.js';
 import { summarizeProfiles } from './cluster/profiles.js';
+import { measureTakeovers } from './cluster/takeover.js';
+import { printStandbyCost, printTakeovers } from './cluster/failover-report.js';
 import { mulberry32 } from '../src/simulation/seeded-random.js';
 
 const SECONDS = envInt('BENCH_SECONDS', 10);
@@ -44,10 +51,14 @@ const CONNECTIONS = envInt('CONNECTIONS', 64);
 const WALLETS = envInt('WALLETS', 64);
 const POOL_RATE = envInt('POOL_RATE', 4000);
 const SIGNATURE_THREADS = String(envInt('SIGNATURE_THREADS', 2));
-const SETUPS = (process.env.SETUPS ?? 'single-sqlite,single-jetstream,cluster').split(',').map((s) => s.trim()) as SetupKind[];
+const SETUPS = (process.env.SETUPS ?? 'single-sqlite,single-jetstream,cluster,cluster-standby').split(',').map((s) => s.trim()).filter(Boolean) as SetupKind[];
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const CPU_PROF = process.env.CPU_PROF === '1';
+const TAKEOVER_ROUNDS = envInt('TAKEOVER_ROUNDS', 5);
+const TAKEOVER_RATE = envInt('TAKEOVER_RATE', 200);
+/** The engines' lease TTL: their default, or this process's LEADER_LEASE_TTL_MS, which every role inherits. */
+const LEASE_TTL_MS = envInt('LEADER_LEASE_TTL_MS', 2500);
 const CHAIN_ID = '16182';
 const PRICE_LEVELS = 20_000;
 
@@ -102,6 +113,14 @@ async function main(): Promise<void> {
     if (cpuProfDir && measured) profiles.push(`(${results.length}) ${kind}`, ...summarizeProfiles(cpuProfDir, setup.processes, measured.windowUs, measured.ok));
   }
   printReport(results, { cores, natsMeasured: natsPid !== undefined });
+  const [alone, withStandby] = [results.find((m) => m.kind === 'cluster'), results.find((m) => m.kind === 'cluster-standby')];
+  if (alone && withStandby) printStandbyCost(alone.r, withStandby.r);
+  if (TAKEOVER_ROUNDS > 0) {
+    const tTakeover = performance.now();
+    const t = await measureTakeovers({ natsUrl: NATS_URL, pgAdminUrl: PG_ADMIN_URL, env }, { rounds: TAKEOVER_ROUNDS, rate: TAKEOVER_RATE, wallets, bodies });
+    console.log(`takeover phase: ${((performance.now() - tTakeover) / 1000).toFixed(1)} s`);
+    printTakeovers(t, { leaseTtlMs: LEASE_TTL_MS, offered: TAKEOVER_RATE });
+  }
   for (const p of profiles) console.log(`\n${p}`);
   console.log(`\ntotal run time ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }

@@ -82,6 +82,7 @@ export function printReport(results: Measured[], o: { cores: number; natsMeasure
   row('exchange (single process)', whole('exchange'));
   row('engine leader', whole('engine'));
   row('engine leader, main thread (the sequencer)', thread(/^engine$/, 'main'));
+  row('engine standby (follows the log)', whole('standby'));
   row('gateways (sum)', gateways);
   row('gateways, main threads (HTTP, auth, JSON, NATS client)', thread(/^gateway-\d+$/, 'main'));
   row('gateways, signature threads', thread(/^gateway-\d+$/, 'signature'));

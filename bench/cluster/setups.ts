@@ -2,8 +2,8 @@
  * The exchanges bench:cluster compares, each as real processes started the way an operator would: the
  * single process (`npm start`) on its defaults (SQLite), the single process on the cluster's stores
  * (JetStream journal, PostgreSQL auth and read model, NATS real-time broker), and the cluster (engine leader,
- * projector, two gateways; scripts/cluster/local-cluster.ts). Each gets fresh JetStream names and databases,
- * removed by `stop`.
+ * projector, two gateways; scripts/cluster/local-cluster.ts), alone or with a hot standby engine following the
+ * log (what running a standby costs). Each gets fresh JetStream names and databases, removed by `stop`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -17,7 +17,7 @@ import { databaseUrl, ensureDatabase } from '../../scripts/cluster/cluster-resou
 import { startLocalCluster } from '../../scripts/cluster/local-cluster.js';
 import { RoleProcess } from '../../scripts/cluster/role-process.js';
 
-export type SetupKind = 'single-sqlite' | 'single-jetstream' | 'cluster';
+export type SetupKind = 'single-sqlite' | 'single-jetstream' | 'cluster' | 'cluster-standby';
 
 export interface RunningSetup {
   kind: SetupKind;
@@ -47,16 +47,16 @@ export interface SetupOptions {
 const fetchText = async (url: string) => (await fetch(url)).text();
 
 /** Fresh names for one setup's JetStream resources and databases. */
-function names(kind: SetupKind) {
+export function names(kind: string) {
   const id = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   return { cluster: `bench${id}`, auth: `bench_${id}_auth`, read: `bench_${id}_read`, dir: mkdtempSync(join(tmpdir(), `perpx-bench-${kind}-`)) };
 }
 
-async function dropAll(o: SetupOptions, cluster: string | undefined, databases: string[], dir: string): Promise<void> {
+export async function dropAll(o: SetupOptions, cluster: string | undefined, databases: string[], dir: string): Promise<void> {
   if (cluster) {
     const nc: NatsConnection = await connect({ servers: o.natsUrl });
     const jsm = await jetstreamManager(nc);
-    for (const s of [`PERPX_${cluster}_COMMANDS`, `PERPX_${cluster}_REALTIME`, `OBJ_perpx-${cluster}-snapshots`]) await jsm.streams.delete(s).catch(() => undefined);
+    for (const s of [`PERPX_${cluster}_COMMANDS`, `PERPX_${cluster}_REALTIME`, `OBJ_perpx-${cluster}-snapshots`, `KV_perpx-${cluster}-leader`]) await jsm.streams.delete(s).catch(() => undefined);
     await nc.close();
   }
   if (databases.length) {
@@ -72,19 +72,20 @@ export async function startSetup(kind: SetupKind, options: SetupOptions): Promis
   const n = names(kind);
   const o = options;
   const nodeFlags = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : [];
-  if (kind === 'cluster') {
+  if (kind === 'cluster' || kind === 'cluster-standby') {
     const cluster = await startLocalCluster({
       cluster: n.cluster, natsUrl: o.natsUrl, pgAdminUrl: o.pgAdminUrl, authDatabase: n.auth, readDatabase: n.read,
-      dataDir: n.dir, gateways: 2, gatewayPort: 0, env: o.env, nodeFlags,
+      dataDir: n.dir, gateways: 2, gatewayPort: 0, env: o.env, nodeFlags, standbys: kind === 'cluster-standby' ? 1 : 0,
     });
     const nc = await connect({ servers: o.natsUrl });
     const admin = natsEngineAdmin(nc, n.cluster, 10_000);
     return {
       kind,
-      title: 'cluster: engine + projector + 2 gateways (processes)',
+      title: kind === 'cluster' ? 'cluster: engine + projector + 2 gateways (processes)' : 'cluster as (3) + 1 hot standby engine',
       urls: cluster.gatewayUrls,
       processes: [
         { role: 'engine', pid: cluster.engine.pid },
+        ...cluster.standbys.map((e) => ({ role: 'standby', pid: e.pid })),
         { role: 'projector', pid: cluster.projector.pid },
         ...cluster.gateways.map((g, i) => ({ role: `gateway-${i + 1}`, pid: g.pid })),
       ],
