@@ -1,9 +1,9 @@
 /**
  * Engine status board (issue 30, observability): every `perpx engine` process puts its status (role, applied
  * seq, lag behind the command log, lease holder and epoch, takeovers) into the JetStream KV bucket
- * `perpx-<cluster>-engines` once a second, under its own key. The bucket's max age is a few heartbeats longer
- * than the leader lease, so a dead engine's entry vanishes on its own, but a standby taking over still finds its
- * predecessor's last one. Gateways read the board for /metrics and GET /api/admin/cluster.
+ * `perpx-<cluster>-engines` once a second, under its own key, and `stopped` when it stops. The bucket's max age
+ * is a few heartbeats longer than the leader lease, so a dead or stopped engine's entry vanishes on its own, but a
+ * standby taking over still finds its predecessor's last one. Gateways read the board for /metrics and GET /api/admin/cluster.
  *
  * Nothing here is on the command path: the publisher reads what the engine process already keeps, plus the
  * log's last message header and the lease key (two small reads a second).
@@ -80,6 +80,7 @@ export class EngineStatusPublisher {
   private failing = false;
   /** The lease as last read: at a takeover, whose entry was the predecessor's. */
   private lastLease: LeaseHolder | undefined;
+  private lastEntry: Omit<EngineStatus, 'updatedAt'> | undefined;
 
   private constructor(
     private readonly kv: KV,
@@ -118,6 +119,7 @@ export class EngineStatusPublisher {
         leaseHolder: lease?.holder ?? null, leaseEpoch: lease?.revision ?? null,
       };
       await this.kv.put(statusKey(me.id), JSON.stringify(entry));
+      this.lastEntry = entry;
       if (this.failing) this.log.info('engine status published again');
       this.failing = false;
     } catch (err) {
@@ -142,10 +144,12 @@ export class EngineStatusPublisher {
     }
   }
 
+  /** Stops reporting; the last entry says `stopped` (a graceful stop, not a crash) until it ages out. */
   async close(): Promise<void> {
     clearInterval(this.timer);
     await this.publishing;
-    await this.kv.delete(statusKey(this.self().id)).catch(() => undefined);
+    if (!this.lastEntry) return;
+    await this.kv.put(statusKey(this.lastEntry.id), JSON.stringify({ ...this.lastEntry, role: 'stopped' })).catch(() => undefined);
   }
 }
 

@@ -246,7 +246,7 @@ class EngineNode implements RunningEngineNode {
       const previous = await this.status?.previousLeader(this.id);
       this.log.info({
         epoch: this.lease.epoch, seq: engine.seq, takeoverMs: ms,
-        ...(previous ? { previousLeader: previous.id, sincePreviousLeaderStatusMs: Date.now() - previous.updatedAt } : {}),
+        ...(previous ? { previousLeader: previous.id, previousLeaderWas: previous.role, sincePreviousLeaderStatusMs: Date.now() - previous.updatedAt } : {}),
       }, 'engine leads');
       void this.status?.publish();
       await done;
