@@ -171,9 +171,17 @@ export interface ClusterView {
   gateway: { appliedSeq: number; lag: number };
 }
 
-/** The gateway side: reads the board, the lease and the log's last seq; keeps the last view for /metrics. */
+/**
+ * The gateway side: watches the board (an ordered push consumer kept open, so a read enumerates nothing: the
+ * client's `keys()` hung for a minute in a test when entries changed during the listing), and reads
+ * the lease and the log's last seq at each `read`. Max age removes entries without a message, so entries
+ * older than the bucket's max age are left out here. Keeps the last view for /metrics.
+ */
 export class EngineStatusBoard {
-  private kv: KV | undefined;
+  private readonly entries = new Map<string, EngineStatus>();
+  private maxAgeMs = Number.POSITIVE_INFINITY;
+  private watcher: { stop(): void } | undefined;
+  private stopped = false;
   private jsm: JetStreamManager | undefined;
   private readonly names: ClusterNames;
   /** The view as of the last `read` (undefined before the first). */
@@ -187,30 +195,25 @@ export class EngineStatusBoard {
     private readonly clock: () => number = Date.now,
   ) {
     this.names = clusterNames(cluster);
+    void this.watch();
   }
 
-  /** Engines that published within the bucket's max age; none while no engine of this version ever ran. */
-  async engines(): Promise<EngineStatus[]> {
-    const kv = await this.bucket();
-    if (!kv) return [];
-    const out: EngineStatus[] = [];
-    for await (const key of await kv.keys()) {
-      const e = await kv.get(key);
-      if (e && e.operation === 'PUT') out.push(entryOf(e));
-    }
-    return out;
+  /** Engines that reported within the bucket's max age. */
+  engines(): EngineStatus[] {
+    const now = this.clock();
+    return [...this.entries.values()].filter((e) => now - e.updatedAt <= this.maxAgeMs);
   }
 
   async read(): Promise<ClusterView> {
     this.jsm ??= await jetstreamManager(this.nc);
-    const [engines, lease, logSeq] = await Promise.all([this.engines(), this.lease(), readLogSeq(this.jsm, this.names)]);
+    const [lease, logSeq] = await Promise.all([this.lease(), readLogSeq(this.jsm, this.names)]);
     const now = this.clock();
     const appliedSeq = this.gatewaySeq();
     const view: ClusterView = {
       cluster: this.cluster,
       lease: lease ? { holder: lease.holder, epoch: lease.revision, renewedAt: lease.renewedAt } : null,
       logSeq,
-      engines: engines
+      engines: this.engines()
         .map((e) => ({ ...e, ageMs: Math.max(0, now - e.updatedAt) }))
         .sort((a, b) => Number(b.role === 'leader') - Number(a.role === 'leader') || a.id.localeCompare(b.id)),
       gateway: { appliedSeq, lag: Math.max(0, logSeq - appliedSeq) },
@@ -219,14 +222,28 @@ export class EngineStatusBoard {
     return view;
   }
 
-  private async bucket(): Promise<KV | undefined> {
-    if (this.kv) return this.kv;
-    try {
-      this.kv = await new Kvm(this.nc).open(this.names.enginesBucket);
-      return this.kv;
-    } catch (err) {
-      if (/not found/i.test(String((err as Error)?.message))) return undefined;
-      throw err;
+  close(): void {
+    this.stopped = true;
+    this.watcher?.stop();
+  }
+
+  private async watch(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        // Until an engine of this version created the bucket there is nothing to show.
+        const kv = await new Kvm(this.nc).open(this.names.enginesBucket);
+        this.maxAgeMs = (await kv.status()).ttl || Number.POSITIVE_INFINITY;
+        const updates = await kv.watch();
+        this.watcher = updates;
+        if (this.stopped) updates.stop();
+        for await (const e of updates) {
+          if (e.operation === 'PUT') this.entries.set(e.key, entryOf(e));
+          else this.entries.delete(e.key);
+        }
+      } catch {
+        // Not created yet, or NATS away: try again.
+      }
+      if (!this.stopped) await new Promise((r) => setTimeout(r, 1000));
     }
   }
 }

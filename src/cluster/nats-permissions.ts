@@ -86,7 +86,7 @@ export function rolePermissions(cluster: string, role: NatsRole): RolePermission
       };
     case 'gateway':
       return {
-        publish: [names.submitSubject, `${names.submitSubject}.*`, ...admin, revocations, ...followLog, ...readStream(realtimeStream, true), ...readStream(names.leaseStream, true), ...readStream(names.enginesStream)],
+        publish: [names.submitSubject, `${names.submitSubject}.*`, ...admin, revocations, ...followLog, ...readStream(realtimeStream, true), ...readStream(names.leaseStream, true), ...readStream(names.enginesStream, true)],
         subscribe: ['_INBOX.>', revocations, `${realtime}.>`],
         allowResponses: false,
       };

@@ -84,7 +84,7 @@ describe('cluster observability: engines, lease and lag on the gateway', { skip,
     assert.match(printed, new RegExp(`${standby!.id}\\s+standby\\s+${v.logSeq}\\s+0\\s`));
   });
 
-  test('the leader stops: the standby leads, under a newer epoch, on both views', async () => {
+  test('the leader stops: the standby leads, under a newer epoch, on both views', async (t) => {
     const first = C.engine;
     const firstEpoch = first.takeovers[0].epoch;
     await first.close();
@@ -99,6 +99,7 @@ describe('cluster observability: engines, lease and lag on the gateway', { skip,
     assert.equal(leads[0].takeoverMs, standby!.takeovers[0].ms, 'from the lease taken to taking commands');
     assert.equal(leads[0].previousLeader, first.id);
     assert.ok(typeof leads[0].sincePreviousLeaderStatusMs === 'number', 'since the previous leader last reported');
+    t.diagnostic(`takeover: ${JSON.stringify({ takeoverMs: leads[0].takeoverMs, previousLeaderWas: leads[0].previousLeaderWas, sincePreviousLeaderStatusMs: leads[0].sincePreviousLeaderStatusMs })}`);
 
     const v = await eventually(clusterView, (x) => x.engines[0]?.id === standby!.id && x.engines[0].role === 'leader', 'the standby leading', 10_000);
     assert.deepEqual(v.engines.map((e) => [e.id, e.role]), [[standby!.id, 'leader'], [first.id, 'stopped']], 'the stopped engine says so');

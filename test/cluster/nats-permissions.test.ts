@@ -183,7 +183,10 @@ test('each role works as its user; the gateway and projector cannot change the c
     await status.publish();
     assert.equal((await status.previousLeader('engine-2'))?.id, 'engine-1', 'the engine reads an entry back');
     const directory = await LeaderDirectory.open(gatewayNc, cluster);
-    const view = await new EngineStatusBoard(gatewayNc, cluster, () => directory.holder(), () => follower.seq).read();
+    const board = new EngineStatusBoard(gatewayNc, cluster, () => directory.holder(), () => follower.seq);
+    await waitFor(() => board.engines().length === 1, 5000);
+    const view = await board.read();
+    board.close();
     assert.deepEqual(view.engines.map((e) => [e.id, e.role, e.appliedSeq, e.lag]), [['engine-1', 'leader', lastSeq, 0]]);
     assert.deepEqual([view.lease?.holder, view.lease?.epoch, view.logSeq], ['engine-1', lease.epoch, lastSeq]);
     await refused('engine status write', () => new Kvm(gatewayNc).open(names.enginesBucket).then((kv) => kv.put('forged', '{}')));

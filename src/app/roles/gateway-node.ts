@@ -94,6 +94,7 @@ export async function startGatewayNode(base: ExchangeConfig, options: StartOptio
     const leaderStatsCall = natsEngineAdmin(nc, config.nats.cluster, LEADER_STATS_WAIT_MS);
     const leaderStats = new LeaderStatsMirror(() => leaderStatsCall.stats(), log);
     const engines = new EngineStatusBoard(nc, config.nats.cluster, () => directory.holder(), () => follower.seq);
+    shutdown.add('engine status board', { service: engines, stop: () => engines.close() });
     const refreshStats = async () => {
       await Promise.all([leaderStats.refresh(), engines.read().catch((err: unknown) => log.warn({ err }, 'engine status board unreadable: /metrics shows the last view'))]);
     };
