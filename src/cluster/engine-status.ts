@@ -73,7 +73,7 @@ function entryOf(e: { created: Date; json<T>(): T }): EngineStatus {
   return { ...e.json<Omit<EngineStatus, 'updatedAt'>>(), updatedAt: e.created.getTime() };
 }
 
-/** The engine side: writes this process's entry every STATUS_INTERVAL_MS; `close` removes it. */
+/** The engine side: writes this process's entry every STATUS_INTERVAL_MS; `close` marks it stopped. */
 export class EngineStatusPublisher {
   private timer: NodeJS.Timeout | undefined;
   private publishing: Promise<void> = Promise.resolve();
