@@ -8,10 +8,10 @@ import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
 import { clusterNames } from '../../src/journal/jetstream-names.js';
 
-/** The streams a cluster creates: the command log, the real-time history, and the object store of snapshots. */
+/** The streams a cluster creates: the command log, the real-time history, the snapshots, the lease and engine board. */
 export function clusterStreams(cluster: string): string[] {
   const names = clusterNames(cluster);
-  return [names.commandStream, names.realtimeStream, names.snapshotStream];
+  return [names.commandStream, names.realtimeStream, names.snapshotStream, names.leaseStream, names.enginesStream];
 }
 
 /** Deletes the cluster's streams (those that exist); returns the names deleted. */

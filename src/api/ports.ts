@@ -1,4 +1,5 @@
 /** What the HTTP gateway needs from the rest of the system (wired by src/app). */
+import type { ClusterView } from '../cluster/engine-status.js';
 import type { AuthService, Role, UserRecord } from '../auth/types.js';
 import type { Candle, CandleQuery } from '../store/candles.js';
 import type { AccountServices } from '../accounts/index.js';
@@ -215,6 +216,8 @@ export interface AdminDeps {
   /** A durable seq and the engine's state hash at it (for `perpx verify-journal --url`). */
   checkpoint(): Promise<{ seq: number; stateHash: string }>;
   status(): Promise<ExchangeStatus>;
+  /** A cluster gateway's view of the engines and the lease (GET /api/admin/cluster); absent in a single process. */
+  cluster?: () => Promise<ClusterView>;
 }
 
 export interface ApiDeps {

@@ -17,6 +17,7 @@ import { requireOperator } from './operator.js';
 import { installRateLimits } from './rate-limits.js';
 import type { RouteScope } from './scopes.js';
 import { adminMarketRoutes } from './routes/admin-market.js';
+import { adminClusterRoutes } from './routes/admin-cluster.js';
 import { adminSystemRoutes } from './routes/admin-system.js';
 import { adminUserRoutes } from './routes/admin-users.js';
 import { authRoutes } from './routes/auth.js';
@@ -141,6 +142,7 @@ function adminRoutes(ctx: RouteContext, operatorToken: string) {
     app.decorateRequest('operator', null);
     app.addHook('onRequest', requireOperator(operatorToken, ctx.auth));
     await app.register(adminSystemRoutes(ctx));
+    await app.register(adminClusterRoutes(ctx));
     await app.register(adminMarketRoutes(ctx));
     await app.register(adminUserRoutes(ctx));
     if (ctx.accounts) await app.register(oauthAdminRoutes(ctx, ctx.accounts.oauth));

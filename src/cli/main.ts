@@ -5,6 +5,7 @@
 import { AdminApiError } from './admin-client.js';
 import { UsageError, commandHelp, mainHelp, parseCommand, type CommandSpec } from './command.js';
 import { addInstrumentCommand, indexPriceCommand, instrumentsCommand, matcherCommand, tradingCommand } from './commands/market.js';
+import { clusterCommand } from './commands/cluster.js';
 import { oauthRegisterCommand } from './commands/oauth.js';
 import { snapshotCommand, statusCommand } from './commands/system.js';
 import { depositCommand, exportHistoryCommand, grantRoleCommand } from './commands/users.js';
@@ -14,6 +15,7 @@ const BIN = 'perpx';
 
 export const COMMANDS: CommandSpec[] = [
   statusCommand,
+  clusterCommand,
   instrumentsCommand,
   addInstrumentCommand,
   matcherCommand,

@@ -82,10 +82,14 @@ export class LeaderLease {
   }
 
   async current(): Promise<LeaseHolder | undefined> {
-    const e = await this.kv.get(LEASE_KEY);
-    if (!e || e.operation !== 'PUT') return undefined;
-    return { holder: e.json<LeaseValue>().holder, revision: epochOf(e), renewedAt: e.created.getTime() };
+    return holderOf(this.kv);
   }
+}
+
+async function holderOf(kv: KV): Promise<LeaseHolder | undefined> {
+  const e = await kv.get(LEASE_KEY);
+  if (!e || e.operation !== 'PUT') return undefined;
+  return { holder: e.json<LeaseValue>().holder, revision: epochOf(e), renewedAt: e.created.getTime() };
 }
 
 /** JetStream's "wrong last sequence" (10071) / key exists: someone else wrote the key since. */
@@ -125,6 +129,11 @@ export class LeaderDirectory {
   /** Lease epoch of the leader, as last seen (undefined: none known). */
   get epoch(): number | undefined {
     return this.current;
+  }
+
+  /** Who holds the lease now (read from the bucket; operators' views). */
+  holder(): Promise<LeaseHolder | undefined> {
+    return holderOf(this.kv);
   }
 
   async refresh(): Promise<number | undefined> {

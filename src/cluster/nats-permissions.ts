@@ -7,8 +7,8 @@
  *   store; answers command and admin requests; publishes real-time channels and session revocations. Not even
  *   the leader may delete or purge the command stream, or delete single messages from it: that is an operator's
  *   job, as a user of its own. (Nor can a push consumer copy messages into the log: clusterNames says why.)
- * - gateway: sends command and admin requests; reads the command log (follower), the snapshots and the real-time
- *   history; publishes and hears session revocations. It may not publish on the command stream's subject nor
+ * - gateway: sends command and admin requests; reads the command log (follower), the snapshots, the real-time
+ *   history, the leader lease and the engine status board; publishes and hears session revocations. It may not publish on the command stream's subject nor
  *   call any JetStream API that changes a stream.
  * - projector: reads the command log and the snapshots (follower), nothing else.
  *
@@ -70,10 +70,13 @@ export function rolePermissions(cluster: string, role: NatsRole): RolePermission
           `$O.${names.snapshotBucket}.>`,
           ...followLog,
           ...readStream(realtimeStream, true),
-          ...[names.commandStream, realtimeStream, snapshotStream, names.leaseStream].map((s) => `$JS.API.STREAM.CREATE.${s}`),
+          ...[names.commandStream, realtimeStream, snapshotStream, names.leaseStream, names.enginesStream].map((s) => `$JS.API.STREAM.CREATE.${s}`),
           // The leader lease: create, renew (compare-and-set) and release its one key.
           `$KV.${names.leaseBucket}.>`,
           ...readStream(names.leaseStream),
+          // The engine status board: its own entry, and its predecessor's at a takeover (engine-status.ts).
+          `$KV.${names.enginesBucket}.>`,
+          ...readStream(names.enginesStream),
           // The broker raises its stream's limits to the history size; object store deletes purge one object's chunks.
           `$JS.API.STREAM.UPDATE.${realtimeStream}`,
           `$JS.API.STREAM.PURGE.${snapshotStream}`,
@@ -83,7 +86,7 @@ export function rolePermissions(cluster: string, role: NatsRole): RolePermission
       };
     case 'gateway':
       return {
-        publish: [names.submitSubject, `${names.submitSubject}.*`, ...admin, revocations, ...followLog, ...readStream(realtimeStream, true), ...readStream(names.leaseStream, true)],
+        publish: [names.submitSubject, `${names.submitSubject}.*`, ...admin, revocations, ...followLog, ...readStream(realtimeStream, true), ...readStream(names.leaseStream, true), ...readStream(names.enginesStream, true)],
         subscribe: ['_INBOX.>', revocations, `${realtime}.>`],
         allowResponses: false,
       };

@@ -20,6 +20,9 @@ export interface ClusterNames {
   /** KV bucket of the engine leader lease (src/cluster/leader-lease.ts) and the stream behind it. */
   leaseBucket: string;
   leaseStream: string;
+  /** KV bucket where each engine process publishes its status (src/cluster/engine-status.ts), and its stream. */
+  enginesBucket: string;
+  enginesStream: string;
   /** The request subject of the leader holding lease epoch `epoch` (under `submitSubject`). */
   leaderSubmitSubject: (epoch: number) => string;
   /** The stream behind that bucket (`OBJ_<bucket>`, the object store's naming), on subjects `$O.<bucket>.>`. */
@@ -49,6 +52,8 @@ export function clusterNames(cluster: string): ClusterNames {
     snapshotBucket: `perpx-${cluster}-snapshots`,
     leaseBucket: `perpx-${cluster}-leader`,
     leaseStream: `KV_perpx-${cluster}-leader`,
+    enginesBucket: `perpx-${cluster}-engines`,
+    enginesStream: `KV_perpx-${cluster}-engines`,
     leaderSubmitSubject: (epoch) => `perpx.${cluster}.commands.submit.${epoch}`,
     snapshotStream: `OBJ_perpx-${cluster}-snapshots`,
     realtimeStream: `PERPX_${cluster}_REALTIME`,

@@ -24,6 +24,8 @@ export interface MetricsSources {
   histograms?: ReadonlyArray<readonly [name: string, help: string, source: () => LatencyHistogram]>;
   /** Called before each scrape is read (a cluster gateway fetches the leader's statistics). */
   refresh?: () => Promise<void>;
+  /** Registers more metrics of the process's own (a cluster gateway's view of the engines). */
+  register?: (registry: Registry) => void;
   /** Process metrics (CPU, memory, event-loop lag). Default true. */
   processMetrics?: boolean;
 }
@@ -126,6 +128,7 @@ export function createExchangeMetrics(src: MetricsSources): ExchangeMetrics {
       this.set(toWireNumber(src.ledger().fees));
     },
   });
+  src.register?.(registry);
 
   return { registry, contentType: registry.contentType, render: async () => {
     await src.refresh?.();

@@ -98,6 +98,13 @@ describe('operator CLI against a running exchange', () => {
     assert.match(text.stdout, /BTCUSDT\s+all\s+100000/);
   });
 
+  test('cluster status: a single process is not a cluster (exit 1); an unknown subcommand is a usage error', async () => {
+    const r = await run('cluster', 'status');
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /NOT_A_CLUSTER/);
+    assert.equal((await run('cluster', 'bogus')).code, 2);
+  });
+
   test('status: the money identity checks out from its ledger terms alone, open positions included', async () => {
     const [a, b, c] = await Promise.all([new Bot(ex.url).signIn(), new Bot(ex.url).signIn(), new Bot(ex.url).signIn()]);
     for (const bot of [a, b, c]) await bot.faucet();

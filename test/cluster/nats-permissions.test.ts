@@ -16,7 +16,10 @@ import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/
 import { Objm } from '@nats-io/obj';
 import { connect, nkeys, type NatsConnection } from '@nats-io/transport-node';
 import { NatsSessionEvents } from '../../src/auth/nats-session-events.js';
+import { Kvm } from '@nats-io/kv';
 import { NatsCommandSubmitter, serveCommands } from '../../src/cluster/command-transport.js';
+import { EngineStatusBoard, EngineStatusPublisher } from '../../src/cluster/engine-status.js';
+import { LeaderDirectory, LeaderLease } from '../../src/cluster/leader-lease.js';
 import { openEngineFollower } from '../../src/cluster/follower.js';
 import { authorizationBlock, type NatsRole } from '../../src/cluster/nats-permissions.js';
 import { createEngine, restoreEngine } from '../../src/engine/engine.js';
@@ -169,6 +172,28 @@ test('each role works as its user; the gateway and projector cannot change the c
       assert.equal(info.delivered.consumer_seq, 0, `${stream}'s push consumer delivered nothing`);
       assert.ok(info.num_pending > 0, `${stream} has messages it would deliver`);
     }
+
+    // Engine status board: the engine takes the lease and reports; the gateway reads both, and may write neither.
+    const lease = await LeaderLease.open(engineNc, cluster, { holderId: 'engine-1', ttlMs: 5000 });
+    assert.ok(await lease.tryAcquire(), 'the engine takes the lease');
+    const status = await EngineStatusPublisher.open(engineNc, cluster, {
+      self: () => ({ id: 'engine-1', role: 'leader', appliedSeq: leader.seq, epoch: lease.epoch, takeovers: 1, lastTakeoverMs: 5 }),
+      lease: () => lease.current(), leaseTtlMs: 5000, log: silentLogger,
+    });
+    await status.publish();
+    assert.equal((await status.previousLeader('engine-2'))?.id, 'engine-1', 'the engine reads an entry back');
+    const directory = await LeaderDirectory.open(gatewayNc, cluster);
+    const board = new EngineStatusBoard(gatewayNc, cluster, () => directory.holder(), () => follower.seq);
+    await waitFor(() => board.engines().length === 1, 5000);
+    const view = await board.read();
+    board.close();
+    assert.deepEqual(view.engines.map((e) => [e.id, e.role, e.appliedSeq, e.lag]), [['engine-1', 'leader', lastSeq, 0]]);
+    assert.deepEqual([view.lease?.holder, view.lease?.epoch, view.logSeq], ['engine-1', lease.epoch, lastSeq]);
+    await refused('engine status write', () => new Kvm(gatewayNc).open(names.enginesBucket).then((kv) => kv.put('forged', '{}')));
+    await refused('lease write', () => new Kvm(gatewayNc).open(names.leaseBucket).then((kv) => kv.put('leader', '{"holder":"gateway"}')));
+    directory.close();
+    await status.close();
+    await lease.release();
 
     // Projector: follows from a snapshot; may not send commands nor append.
     const projectorNc = await connectAs('projector');

@@ -13,6 +13,7 @@ import { buildAuthServer, buildServer, type RegisteredRoute } from '../../api/se
 import { formatUnits } from '../../domain/fixed.js';
 import type { Submit } from '../../engine/commands.js';
 import type { OperatorPush } from '../../feeds/index.js';
+import type { ClusterView } from '../../cluster/engine-status.js';
 import { createExchangeMetrics, type MetricsSources } from '../../metrics/exchange-metrics.js';
 import type { Sequencer } from '../../sequencer/sequencer.js';
 import type { SignatureVerifier } from '../../signing/ports.js';
@@ -61,6 +62,10 @@ export interface GatewayPorts {
   servers: HttpServers;
   /** Histograms of this process's own added to /metrics (a cluster gateway's command path). */
   metricsHistograms?: MetricsSources['histograms'];
+  /** More metrics of this process's own (a cluster gateway's view of the engines). */
+  metricsRegister?: MetricsSources['register'];
+  /** The engines and the lease as an operator sees them (a cluster gateway only). */
+  cluster?: () => Promise<ClusterView>;
   /** Run before /metrics and admin status read `sequencer.stats` (a cluster gateway copies the leader's). */
   statsRefresh?: MetricsSources['refresh'];
   log: pino.Logger;
@@ -102,6 +107,7 @@ function apiDeps(config: GatewayConfig, p: GatewayPorts): ApiDeps {
     setRole: (exchangeId, role) => auth.auth.setRole(exchangeId, role),
     snapshotNow: () => sequencer.snapshotNow(),
     checkpoint: () => sequencer.checkpoint(),
+    cluster: p.cluster,
     status: async () => {
       await p.statsRefresh?.();
       return exchangeStatus(p);
@@ -130,7 +136,7 @@ function apiDeps(config: GatewayConfig, p: GatewayPorts): ApiDeps {
     clock: Date.now,
     config: { faucetAmount: config.faucetAmount, bodyLimit: config.httpBodyLimit, timeouts: config.httpTimeouts, rateLimits: config.rateLimits },
     admin,
-    metrics: createExchangeMetrics({ engine, sequencer, ledger: () => engine.ledger(), realtime: () => p.realtime.stats, histograms: p.metricsHistograms, refresh: p.statsRefresh }),
+    metrics: createExchangeMetrics({ engine, sequencer, ledger: () => engine.ledger(), realtime: () => p.realtime.stats, histograms: p.metricsHistograms, register: p.metricsRegister, refresh: p.statsRefresh }),
     accounts,
     indexPush: (instrument, price) => p.indexPush.push(instrument, price),
     marketDataTokens: auth.marketData,

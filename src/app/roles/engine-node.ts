@@ -14,6 +14,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import pino from 'pino';
+import { EngineStatusPublisher, type EngineSelf } from '../../cluster/engine-status.js';
 import { LeaderLease } from '../../cluster/leader-lease.js';
 import { RequestLedger } from '../../cluster/request-ledger.js';
 import type { Engine } from '../../engine/engine.js';
@@ -72,7 +73,17 @@ export async function startEngineNode(base: ExchangeConfig, options: StartOption
     // A standby follows the log before any engine has appended: the stream must exist.
     await ensureCommandStream(nc, config.nats.cluster, config.nats.streamReplicas);
     const lease = await LeaderLease.open(nc, config.nats.cluster, { holderId: id, ttlMs: config.nats.leaderLeaseTtlMs, replicas: config.nats.streamReplicas });
-    const node = new EngineNode(config, dataDir, id, lease, log, options.onFatal, async () => nc.drain().catch(() => nc.close()));
+    let status: EngineStatusPublisher | undefined;
+    const node = new EngineNode(config, dataDir, id, lease, log, options.onFatal, async () => {
+      await status?.close();
+      await nc.drain().catch(() => nc.close());
+    });
+    // Its entry on the cluster's engine board (gateways' /metrics and GET /api/admin/cluster).
+    status = await EngineStatusPublisher.open(nc, config.nats.cluster, {
+      self: () => node.self(), lease: () => lease.current(), leaseTtlMs: lease.ttlMs, replicas: config.nats.streamReplicas, log,
+    });
+    node.status = status;
+    status.start();
     await node.start();
     // The first engine of a cluster leads at once; `waitForLeadership` lets a caller (tests) wait for it.
     if (options.waitForLeadership !== false) {
@@ -100,6 +111,8 @@ class EngineNode implements RunningEngineNode {
   readonly takeovers: Takeover[] = [];
   /** Outcomes by gateway request id, kept across roles: what this process followed or led (exactly-once retries). */
   readonly requests = new RequestLedger();
+  /** Publishes this process's status (set once at start). */
+  status: EngineStatusPublisher | undefined;
 
   constructor(
     private readonly config: ExchangeConfig,
@@ -131,6 +144,18 @@ class EngineNode implements RunningEngineNode {
   get demoWallet(): DemoWallet | undefined { return this.led.demoWallet; }
   get marketMakers(): MarketMakerFleet | undefined { return this.led.marketMakers; }
   get journal(): string { return this.led.journal; }
+
+  /** What the status board shows of this process. */
+  self(): EngineSelf {
+    let appliedSeq = 0;
+    try {
+      appliedSeq = this.engine.seq;
+    } catch {
+      // Between roles (no engine held): shown as 0 for that heartbeat.
+    }
+    const last = this.takeovers[this.takeovers.length - 1];
+    return { id: this.id, role: this.state, appliedSeq, epoch: this.lease.epoch, takeovers: this.takeovers.length, lastTakeoverMs: last?.ms ?? null };
+  }
 
   whenLeader(): Promise<void> {
     return this.leadership.promise;
@@ -216,8 +241,14 @@ class EngineNode implements RunningEngineNode {
       this.state = 'leader';
       const ms = Math.round(performance.now() - t0);
       this.takeovers.push({ epoch: this.lease.epoch, ms, at: Date.now() });
-      this.log.info({ epoch: this.lease.epoch, seq: engine.seq, takeoverMs: ms }, 'engine leads');
       this.leadership.resolve();
+      // How long the cluster had no leader: since the predecessor's last status (≤ one heartbeat after it stopped).
+      const previous = await this.status?.previousLeader(this.id);
+      this.log.info({
+        epoch: this.lease.epoch, seq: engine.seq, takeoverMs: ms,
+        ...(previous ? { previousLeader: previous.id, previousLeaderWas: previous.role, sincePreviousLeaderStatusMs: Date.now() - previous.updatedAt } : {}),
+      }, 'engine leads');
+      void this.status?.publish();
       await done;
     } catch (err) {
       lost ??= `could not start leading: ${err instanceof Error ? err.message : String(err)}`;

@@ -10,10 +10,12 @@ import pino from 'pino';
 import { natsEngineAdmin } from '../../cluster/admin-transport.js';
 import { newCommandPathTiming, timedClusterSubmit } from '../../cluster/command-path-timing.js';
 import { NatsCommandSubmitter } from '../../cluster/command-transport.js';
+import { EngineStatusBoard } from '../../cluster/engine-status.js';
 import { LeaderDirectory } from '../../cluster/leader-lease.js';
 import { LeaderStatsMirror } from '../../cluster/leader-stats-mirror.js';
 import type { JetStreamEngineFollower } from '../../cluster/follower.js';
 import type { Submit } from '../../engine/commands.js';
+import { registerClusterMetrics } from '../../metrics/cluster-metrics.js';
 import { feedInstrumentOf, OperatorPush } from '../../feeds/index.js';
 import type { RegisteredRoute } from '../../api/server.js';
 import type { SequencerState } from '../../sequencer/sequencer.js';
@@ -91,6 +93,11 @@ export async function startGatewayNode(base: ExchangeConfig, options: StartOptio
     const admin = natsEngineAdmin(nc, config.nats.cluster);
     const leaderStatsCall = natsEngineAdmin(nc, config.nats.cluster, LEADER_STATS_WAIT_MS);
     const leaderStats = new LeaderStatsMirror(() => leaderStatsCall.stats(), log);
+    const engines = new EngineStatusBoard(nc, config.nats.cluster, () => directory.holder(), () => follower.seq);
+    shutdown.add('engine status board', { service: engines, stop: () => engines.close() });
+    const refreshStats = async () => {
+      await Promise.all([leaderStats.refresh(), engines.read().catch((err: unknown) => log.warn({ err }, 'engine status board unreadable: /metrics shows the last view'))]);
+    };
     const commandLog: CommandLogView = {
       get state() { return FOLLOWER_STATES[follower.state]; },
       stats: leaderStats.stats,
@@ -110,7 +117,8 @@ export async function startGatewayNode(base: ExchangeConfig, options: StartOptio
         whenCaughtUp: (seq) => projected.whenCaughtUp(seq),
         status: () => ({ projectedSeq: projected.projectedSeq, state: 'current' }),
       },
-      marketMakers: () => 0, startup: clock, statsRefresh: () => leaderStats.refresh(),
+      marketMakers: () => 0, startup: clock, statsRefresh: refreshStats,
+      cluster: () => engines.read(), metricsRegister: (registry) => registerClusterMetrics(registry, () => engines.last),
       metricsHistograms: [
         ['perpx_gateway_leader_roundtrip_seconds', 'Command request to the engine leader until its answer (NATS both ways, engine apply, JetStream append)', () => timing.leaderRoundTrip],
         ['perpx_gateway_follower_wait_seconds', "After the leader's answer, until this gateway's follower applied the command (read-your-writes)", () => timing.followerWait],

@@ -53,6 +53,97 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/cluster": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Cluster engines: role, applied seq, lag; lease holder and epoch */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every error: { error: { code, message } } */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Engines, lease and log of a cluster */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cluster: string;
+                            /** @description engines that reported recently, leader first */
+                            engines: {
+                                /** @description ms since it last reported (it reports every second) */
+                                ageMs: number;
+                                /** @description last command its engine applied */
+                                appliedSeq: number;
+                                /** @description lease epoch it leads or led last (0: never led) */
+                                epoch: number;
+                                /** @description the engine process (host:pid:random), as in the lease */
+                                id: string;
+                                /** @description commands behind the log when it reported */
+                                lag: number;
+                                /** @description its last takeover: lease taken until it took commands, ms */
+                                lastTakeoverMs: number | null;
+                                leaseEpoch: number | null;
+                                leaseHolder: string | null;
+                                /** @description last command in the log when it reported */
+                                logSeq: number;
+                                /** @description leader | standby | stopped */
+                                role: string;
+                                /** @description times this process took over */
+                                takeovers: number;
+                                /** @description when it last reported (ms since the epoch, NATS server time) */
+                                updatedAt: number;
+                            }[];
+                            /** @description this gateway's follower */
+                            gateway: {
+                                appliedSeq: number;
+                                lag: number;
+                            };
+                            /** @description null: nobody holds the lease (a takeover is under way, or no engine runs) */
+                            lease: {
+                                epoch: number;
+                                holder: string;
+                                /** @description ms */
+                                renewedAt: number;
+                            } | null;
+                            /** @description last command in the log, read now */
+                            logSeq: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/index-price": {
         parameters: {
             query?: never;
