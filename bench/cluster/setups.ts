@@ -76,6 +76,8 @@ export async function startSetup(kind: SetupKind, options: SetupOptions): Promis
     const cluster = await startLocalCluster({
       cluster: n.cluster, natsUrl: o.natsUrl, pgAdminUrl: o.pgAdminUrl, authDatabase: n.auth, readDatabase: n.read,
       dataDir: n.dir, gateways: 2, gatewayPort: 0, env: o.env, nodeFlags, standbys: kind === 'cluster-standby' ? 1 : 0,
+      // Info from the engines: the leader logs its longest event-loop stall when it stops (the lease's margin).
+      engineEnv: { LOG_LEVEL: 'info' },
     });
     const nc = await connect({ servers: o.natsUrl });
     const admin = natsEngineAdmin(nc, n.cluster, 10_000);
@@ -95,6 +97,11 @@ export async function startSetup(kind: SetupKind, options: SetupOptions): Promis
       stop: async () => {
         await nc.close();
         await cluster.stop();
+        const stall = cluster.engine.output.split('\n').find((l) => l.includes('longest stall while leading'));
+        if (stall) {
+          const s = JSON.parse(stall) as { maxStallMs: number; p99StallMs: number; ledSeconds: number; leaseTtlMs: number };
+          console.error(`[bench] ${kind}: leader event loop over ${s.ledSeconds} s: longest stall ${s.maxStallMs} ms, p99 ${s.p99StallMs} ms (lease TTL ${s.leaseTtlMs} ms)`);
+        }
         await dropAll(o, n.cluster, [n.auth, n.read], n.dir);
       },
     };
