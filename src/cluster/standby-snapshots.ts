@@ -5,12 +5,13 @@
  * and when one is due it serializes the engine between two commands (a consistent state) and stores it in the
  * cluster's snapshot bucket with the encoding and checksum the leader uses, so `restoreNewestVerified` reads it.
  *
- * Several standbys: before writing, each looks at the bucket; a snapshot newer than its own last one (another
- * standby's, or the leader's) restarts its count from there instead, so they take turns rather than write twice.
+ * Several standbys: before writing, each looks at the bucket; if it holds one newer than this standby's previous
+ * snapshot (another standby's, or the leader's), this round is covered and it does not write, so one standby
+ * ends up writing and the others take over only if it stops.
  */
 import type pino from 'pino';
 import type { ExchangeEngine } from '../engine/api.js';
-import { serializeSnapshot, type JournalEntry, type SnapshotStore } from '../journal/ports.js';
+import { serializeSnapshot, type JournalEntry, type SerializedSnapshot, type SnapshotStore } from '../journal/ports.js';
 
 export interface StandbySnapshotOptions {
   store: SnapshotStore;
@@ -21,7 +22,7 @@ export interface StandbySnapshotOptions {
 
 export interface StandbySnapshotStats {
   saved: number;
-  /** Due, but the bucket already held a newer snapshot than this standby's last. */
+  /** Captured, not written: the bucket already held one newer than this standby's previous. */
   skipped: number;
   failures: number;
   lastSeq: number;
@@ -33,10 +34,10 @@ export class StandbySnapshotWriter {
   readonly stats: StandbySnapshotStats = { saved: 0, skipped: 0, failures: 0, lastSeq: 0, lastCaptureMs: 0 };
   private lastSeq = -1;
   private lastTs = 0;
-  /** Command time of the newest applied entry: the `ts` of a snapshot captured now. */
-  private appliedTs = 0;
-  /** One due snapshot at a time: the check of the bucket, then the capture and the write. */
+  /** One write at a time (check of the bucket, then the write); ends with the newest captured meanwhile. */
   private busy: Promise<void> | undefined;
+  /** Captured while a write was in flight: written next, unless a newer capture replaces it first. */
+  private waiting: { snapshot: SerializedSnapshot; previous: number } | undefined;
   private closed = false;
 
   constructor(private readonly options: StandbySnapshotOptions) {}
@@ -44,40 +45,53 @@ export class StandbySnapshotWriter {
   /** Called by the follower after it applied `entry` to `engine` (src/cluster/follower.ts `onApplied`). */
   onApplied(engine: ExchangeEngine, entry: JournalEntry): void {
     const ts = entry.command.ts;
-    this.appliedTs = ts;
     if (this.lastSeq < 0) {
       // Counting starts where the follower started (its restored snapshot), not at zero.
       this.lastSeq = entry.seq - 1;
       this.lastTs = ts;
     }
-    if (this.busy || this.closed) return;
+    if (this.closed) return;
     const { everyCommands, everyMs } = this.options;
     const byCount = everyCommands > 0 && entry.seq - this.lastSeq >= everyCommands;
     const byTime = everyMs > 0 && ts - this.lastTs >= everyMs;
     if (!byCount && !byTime) return;
-    this.busy = this.snapshot(engine).finally(() => {
+    // Captured now, synchronously between two commands (the state of exactly this seq): waiting for the bucket
+    // first would let the follower run on, far past the due seq when it is catching up.
+    const previous = this.lastSeq;
+    const t0 = performance.now();
+    let snapshot: SerializedSnapshot;
+    try {
+      snapshot = serializeSnapshot(engine, ts);
+    } catch (err) {
+      this.stats.failures++;
+      this.options.logger.warn({ err }, 'standby snapshot capture failed');
+      return;
+    }
+    this.stats.lastCaptureMs = performance.now() - t0;
+    this.lastSeq = snapshot.seq;
+    this.lastTs = ts;
+    this.waiting = { snapshot, previous: this.waiting?.previous ?? previous };
+    this.busy ??= this.drain().finally(() => {
       this.busy = undefined;
     });
   }
 
-  private async snapshot(engine: ExchangeEngine): Promise<void> {
+  private async drain(): Promise<void> {
+    for (let next = this.waiting; next && !this.closed; next = this.waiting) {
+      this.waiting = undefined;
+      await this.store(next.snapshot, next.previous);
+    }
+  }
+
+  private async store(snapshot: SerializedSnapshot, previous: number): Promise<void> {
     const { store, logger } = this.options;
     try {
       const newest = (await store.list()).at(-1);
-      if (this.closed) return;
-      if (newest && newest.seq > this.lastSeq) {
-        // Someone else wrote one since our last: count from theirs (its command time is not listed; ours is close).
+      if (newest && newest.seq > previous) {
+        // Another standby (or the leader) wrote one since our last: this round is covered, ours is not needed.
         this.stats.skipped++;
-        this.lastSeq = newest.seq;
-        this.lastTs = this.appliedTs;
         return;
       }
-      // Synchronous, between two commands of the follower (it resumes after): the state of exactly `seq`.
-      const t0 = performance.now();
-      const snapshot = serializeSnapshot(engine, this.appliedTs);
-      this.stats.lastCaptureMs = performance.now() - t0;
-      this.lastSeq = snapshot.seq;
-      this.lastTs = snapshot.ts;
       await store.save(snapshot);
       this.stats.saved++;
       this.stats.lastSeq = snapshot.seq;
@@ -85,13 +99,14 @@ export class StandbySnapshotWriter {
     } catch (err) {
       // Not fatal: the leader falls back to its own snapshots when the bucket gets no fresh ones.
       this.stats.failures++;
-      logger.warn({ err }, 'standby snapshot failed');
+      logger.warn({ err, seq: snapshot.seq }, 'standby snapshot failed');
     }
   }
 
   /** Stops taking new ones and waits for the one being written (a promoted standby then leads). */
   async close(): Promise<void> {
     this.closed = true;
+    this.waiting = undefined;
     await this.busy;
   }
 }
