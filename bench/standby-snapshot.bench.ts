@@ -3,7 +3,7 @@
 // The leader as the cluster runs it: the Sequencer on the JetStream command log (real NATS, a fresh cluster
 // name, deleted after) with snapshots in the cluster's object store, first filled with BENCH_RESTING (default
 // 50,000) resting limit orders, then BENCH_OPS (default 150,000) commands of bench:engine's mixed workload
-// submitted as fast as they are acknowledged (BENCH_INFLIGHT per turn), a snapshot due every
+// submitted BENCH_INFLIGHT per turn at BENCH_RATE commands/s (default 20,000; 0 = as fast as acknowledged), a snapshot due every
 // SNAPSHOT_EVERY_COMMANDS (default 25,000). Three runs, in one invocation: snapshots captured on the leader's
 // event loop (inline), by the leader's replica thread (replica), and by a hot standby in another process
 // (standby: src/cluster/standby-snapshots.ts; the leader only checks the bucket). Reported for the mixed
@@ -34,6 +34,8 @@ const RESTING = envInt('BENCH_RESTING', 50_000);
 const OPS = envInt('BENCH_OPS', 150_000);
 const EVERY = envInt('SNAPSHOT_EVERY_COMMANDS', 25_000);
 const INFLIGHT = envInt('BENCH_INFLIGHT', 256);
+/** Mixed phase pace, commands/s (0 = as fast as acknowledged): a standby must be able to follow the leader. */
+const RATE = envInt('BENCH_RATE', 20_000);
 const USERS = 1000;
 
 type Mode = 'inline' | 'replica' | 'standby';
@@ -99,8 +101,11 @@ async function run(nc: NatsConnection, mode: Mode, resting: Command[], mixed: Co
     engine: createEngine(), journal, snapshots, replica, snapshotEveryCommands: EVERY, snapshotOnStop: false,
     clock: () => now, logger: pino({ level: 'silent' }),
   });
-  const submitAll = async (cmds: Command[], lat?: Float64Array): Promise<void> => {
+  const submitAll = async (cmds: Command[], lat?: Float64Array, rate = 0): Promise<void> => {
+    const began = performance.now();
     for (let start = 0; start < cmds.length; start += INFLIGHT) {
+      const ahead = rate > 0 ? (start * 1000) / rate - (performance.now() - began) : 0;
+      if (ahead > 1) await new Promise((r) => setTimeout(r, ahead));
       const end = Math.min(cmds.length, start + INFLIGHT);
       const t0 = performance.now();
       let last: Promise<unknown> | undefined;
@@ -116,6 +121,8 @@ async function run(nc: NatsConnection, mode: Mode, resting: Command[], mixed: Co
   };
   await submitAll(setupCommands(USERS));
   await submitAll(resting);
+  // Every mode pauses the same before the measured phase: the standby catches up with the preload, as it is at any steady state.
+  await new Promise((r) => setTimeout(r, 5000));
 
   const lat = new Float64Array(mixed.length);
   const taken0 = seq.stats.snapshotsTaken;
@@ -123,7 +130,7 @@ async function run(nc: NatsConnection, mode: Mode, resting: Command[], mixed: Co
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
   const t0 = performance.now();
-  await submitAll(mixed, lat);
+  await submitAll(mixed, lat, RATE);
   const sec = (performance.now() - t0) / 1000;
   loop.disable();
   const taken = seq.stats.snapshotsTaken - taken0;
@@ -149,7 +156,7 @@ const fmt = (n: number, d = 1) => n.toLocaleString('en-US', { maximumFractionDig
 const LABELS: Record<Mode, string> = { inline: 'leader event loop (inline)', replica: 'leader replica thread', standby: 'standby process' };
 
 async function main(): Promise<void> {
-  console.log(`standby snapshot bench (JetStream log, object store): ${RESTING.toLocaleString('en-US')} resting orders, then ${OPS.toLocaleString('en-US')} mixed commands, a snapshot every ${EVERY.toLocaleString('en-US')} commands, ${INFLIGHT} per turn, node ${process.version}\n`);
+  console.log(`standby snapshot bench (JetStream log, object store): ${RESTING.toLocaleString('en-US')} resting orders, then ${OPS.toLocaleString('en-US')} mixed commands, a snapshot every ${EVERY.toLocaleString('en-US')} commands, ${INFLIGHT} per turn, paced at ${RATE ? `${RATE.toLocaleString('en-US')} commands/s` : 'full speed'}, node ${process.version}\n`);
   const resting = restingCommands();
   const w = generateWorkload({ ops: OPS, seed: 20261122, users: USERS, tsStart: BASE_TS + 10_000_000, idBase: 0 });
   const mixed = engineCommands(w);
