@@ -1,6 +1,7 @@
 /**
  * SNAPSHOT_WRITER=standby on the leader: when a snapshot is due, it is left to the standbys
- * (src/cluster/standby-snapshots.ts) as long as the store holds a fresh one it did not write itself: within
+ * (src/cluster/standby-snapshots.ts) as long as the store holds a fresh one written by a standby (listed with a
+ * `writer`; the leader's own are not labelled, and a standby may write the very same seq): within
  * 2× the interval of the due seq by count and of now by time (a standby applies committed entries a little
  * after the leader, so its snapshot of this round may not be there yet; 2× allows for that). Otherwise (a
  * one-engine cluster, standbys down or lagging) the leader's own replica thread writes it, as with
@@ -20,8 +21,6 @@ export interface StandbyFirstOptions {
 }
 
 export class StandbyFirstReplica implements SnapshotReplica {
-  /** Seqs the fallback wrote: they do not count as a standby's. Bounded by how many the store keeps, roughly. */
-  private readonly own: number[] = [];
   private readonly clock: () => number;
 
   constructor(private readonly options: StandbyFirstOptions) {
@@ -31,20 +30,17 @@ export class StandbyFirstReplica implements SnapshotReplica {
   async snapshotAt(seq: number, ts: number): Promise<ReplicaSnapshotResult> {
     const fresh = await this.freshStandbySnapshot(seq).catch(() => undefined);
     if (fresh !== undefined) return { seq: fresh, bytes: 0, replayed: 0, ms: 0, leftTo: 'standby' };
-    const result = await this.options.fallback.snapshotAt(seq, ts);
-    this.own.push(seq);
-    if (this.own.length > 16) this.own.shift();
-    return result;
+    return this.options.fallback.snapshotAt(seq, ts);
   }
 
   close(): Promise<void> {
     return this.options.fallback.close();
   }
 
-  /** The seq of a fresh snapshot written by someone else, if the store has one. */
+  /** The seq of a fresh snapshot written by a standby, if the store has one. */
   private async freshStandbySnapshot(seq: number): Promise<number | undefined> {
     const { everyCommands, everyMs } = this.options;
-    const theirs = (await this.options.store.list()).filter((s) => !this.own.includes(s.seq)).at(-1);
+    const theirs = (await this.options.store.list()).filter((s) => s.writer !== undefined).at(-1);
     if (!theirs) return undefined;
     const byCount = everyCommands <= 0 || seq - theirs.seq <= 2 * everyCommands;
     const byTime = everyMs <= 0 || this.clock() - theirs.savedAt <= 2 * everyMs;
