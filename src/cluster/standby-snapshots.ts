@@ -6,7 +6,7 @@
  * cluster's snapshot bucket with the encoding and checksum the leader uses, so `restoreNewestVerified` reads it.
  *
  * Several standbys: before writing, each looks at the bucket; if it holds one newer than this standby's previous
- * snapshot (another standby's, or the leader's), this round is covered and it does not write, so one standby
+ * snapshot written by another standby, this round is covered and it does not write, so one standby
  * ends up writing and the others take over only if it stops.
  */
 import type pino from 'pino';
@@ -17,6 +17,8 @@ export interface StandbySnapshotOptions {
   store: SnapshotStore;
   everyCommands: number;
   everyMs: number;
+  /** Longest random wait before looking at the bucket (default 200 ms), see below. */
+  jitterMs?: number;
   logger: pino.Logger;
 }
 
@@ -86,9 +88,14 @@ export class StandbySnapshotWriter {
   private async store(snapshot: SerializedSnapshot, previous: number): Promise<void> {
     const { store, logger } = this.options;
     try {
-      const newest = (await store.list()).at(-1);
+      // Standbys restored from the same snapshot count in step and are due at the same seq: a random wait
+      // lets one see the other's write and skip instead of both writing it (harmless, but twice the work).
+      const jitter = Math.random() * (this.options.jitterMs ?? 200);
+      if (jitter >= 1) await new Promise((r) => setTimeout(r, jitter));
+      // Only standbys label theirs: the leader's fallback ones must not silence the standbys, or it would keep writing.
+      const newest = (await store.list()).filter((s) => s.writer !== undefined).at(-1);
       if (newest && newest.seq > previous) {
-        // Another standby (or the leader) wrote one since our last: this round is covered, ours is not needed.
+        // Another standby wrote one since our last: this round is covered, ours is not needed.
         this.stats.skipped++;
         return;
       }

@@ -15,7 +15,9 @@ import { silentLogger } from '../journal/helpers.js';
 import { natsConnection } from '../journal/jetstream-helpers.js';
 import { skipUnless } from '../services.js';
 import { startTestCluster, type TestCluster } from './test-cluster.js';
-import { tradingCommands } from './workload.js';
+import { setupCommands, startLeader, tradingCommands } from './workload.js';
+import { StandbySnapshotWriter } from '../../src/cluster/standby-snapshots.js';
+import { dropCluster, freshCluster } from '../journal/jetstream-helpers.js';
 
 const skip = (await skipUnless('nats')) || (await skipUnless('postgres'));
 const EVERY = 30;
@@ -36,10 +38,10 @@ async function until(check: () => unknown, ms: number): Promise<void> {
 }
 
 /** Paced rounds of trading through the leader's sequencer (each command applied and durable before the next). */
-async function trade(engine: RunningEngineNode, rounds: number, from = 0): Promise<void> {
+async function trade(engine: RunningEngineNode, rounds: number, from = 0, pauseMs = 60): Promise<void> {
   for (let r = from; r < from + rounds; r++) {
     for (const c of tradingCommands(r)) await engine.sequencer.submit(c);
-    await new Promise((res) => setTimeout(res, 5));
+    await new Promise((res) => setTimeout(res, pauseMs));
   }
 }
 
@@ -93,6 +95,38 @@ describe('standby snapshots: two engines', { skip, timeout: 120_000 }, () => {
       await follower.close();
     }
   });
+});
+
+test('two standbys due at the same seqs: mostly one writes a round, the other skips it', { skip, timeout: 60_000 }, async () => {
+  const nc = await natsConnection();
+  const cluster = freshCluster();
+  try {
+    const leader = await startLeader(nc, cluster);
+    const stores = [await openObjectStoreSnapshots({ nc, cluster, writer: 'standby a' }), await openObjectStoreSnapshots({ nc, cluster, writer: 'standby b' })];
+    const writers = stores.map((store) => new StandbySnapshotWriter({ store, everyCommands: 20, everyMs: 0, jitterMs: 200, logger: silentLogger }));
+    // Both count from seq 0 (no snapshot yet): due at the same seqs, as standbys restored from one snapshot are.
+    const a = await openEngineFollower({ nc, cluster, createEngine, restoreEngine, logger: silentLogger, onApplied: (e, x) => writers[0].onApplied(e, x) });
+    for (const c of setupCommands()) await leader.sequencer.submit(c);
+    const b = await openEngineFollower({ nc, cluster, snapshots: stores[1], createEngine, restoreEngine, logger: silentLogger, onApplied: (e, x) => writers[1].onApplied(e, x) });
+    for (let r = 0; r < 24; r++) {
+      for (const c of tradingCommands(200 + r)) await leader.sequencer.submit(c);
+      await Promise.all([a.waitFor(leader.sequencer.seq, 10_000), b.waitFor(leader.sequencer.seq, 10_000)]);
+      await new Promise((res) => setTimeout(res, 300)); // each round's writes land before the next is due
+    }
+    for (const w of writers) await w.close();
+    const [sa, sb] = writers.map((w) => w.stats);
+    assert.ok(sa.saved + sb.saved >= 6, JSON.stringify({ sa, sb }));
+    assert.ok(sa.skipped + sb.skipped >= 4, `the later standby skips the rounds covered: ${JSON.stringify({ sa, sb })}`);
+    assert.equal(sa.failures + sb.failures, 0);
+    const restored = await restoreNewestVerified(stores[0], restoreEngine, { journalSeq: leader.sequencer.seq, logger: silentLogger });
+    assert.ok(restored.engine && restored.skipped.length === 0);
+    await a.close();
+    await b.close();
+    for (const st of stores) await st.close();
+    await leader.stop();
+  } finally {
+    await dropCluster(nc, cluster);
+  }
 });
 
 describe('standby snapshots: one engine', { skip, timeout: 120_000 }, () => {
