@@ -63,7 +63,7 @@ export interface ExchangeConfig {
   snapshotEveryCommands: number;
   snapshotEveryMs: number;
   /** 'replica': snapshots taken by a replica engine on a worker thread (default); 'inline': on the event loop. */
-  snapshotWriter: 'replica' | 'inline';
+  snapshotWriter: 'standby' | 'replica' | 'inline';
   /** Graceful stop: time HTTP requests in flight get to finish before the sequencer stops, ms. */
   shutdownGraceMs: number;
   bookPublishIntervalMs: number;
@@ -152,7 +152,7 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { env: 'READ_MODEL_LINGER_MS', default: '50', doc: 'Under load, the read model is written at most once per this many ms (one transaction for everything that arrived meanwhile: far less work per order than many small ones). A history read does not wait out the linger: one that needs the newest commands projected starts the write at once (it then waits for that write, up to this many ms of commands).' },
   { env: 'SNAPSHOT_EVERY_COMMANDS', default: '100000', doc: 'Engine snapshot after this many commands (0 = never by count).' },
   { env: 'SNAPSHOT_EVERY_MS', default: '300000', doc: 'Engine snapshot after this much command time, ms (0 = never by time).' },
-  { env: 'SNAPSHOT_WRITER', default: 'replica', doc: 'Who takes the periodic engine snapshots: replica = a copy of the engine on a worker thread that follows the journal, so matching never pauses for a snapshot (costs a second copy of the engine state in memory and re-applying each command once); inline = captured on the event loop (pauses it ~1 ms per 1,000 resting orders).' },
+  { env: 'SNAPSHOT_WRITER', default: 'standby', doc: 'Who takes the periodic engine snapshots: standby = in a cluster, the hot standby engines write them from the state they follow, and the leader writes its own (as replica) only when no standby snapshot is fresh (none within 2× the interval; a one-engine cluster); a single process works as replica; replica = a copy of the engine on a worker thread that follows the journal, so matching never pauses for a snapshot (costs a second copy of the engine state in memory and re-applying each command once); inline = captured on the event loop (pauses it ~1 ms per 1,000 resting orders).' },
   { env: 'SHUTDOWN_GRACE_MS', default: '10000', doc: 'Graceful stop: how long HTTP requests already in flight may take to finish before the sequencer stops.' },
   { env: 'BOOK_PUBLISH_INTERVAL_MS', default: '50', doc: 'Minimum interval between order-book publications per channel.' },
   { env: 'WS_WRITE_DELAY_MS', default: '0', doc: "Real-time write delay, ms: how long a connection's first queued message waits so more leave in the same websocket frame. 0 = written at once when idle; under load connections are written in turn and what queues meanwhile shares the frame (adaptive batching, docs/architecture.md). A delay only adds latency on top." },
@@ -354,8 +354,10 @@ export function loadConfig(env: Env = process.env): ExchangeConfig {
   if (realtimeBroker !== 'memory' && realtimeBroker !== 'nats') throw new ConfigError(`REALTIME_BROKER must be memory or nats, got "${realtimeBroker}"`);
   const readModelWriter = str(env, 'READ_MODEL_WRITER', 'thread');
   if (readModelWriter !== 'thread' && readModelWriter !== 'inline') throw new ConfigError(`READ_MODEL_WRITER must be thread or inline, got "${readModelWriter}"`);
-  const snapshotWriter = str(env, 'SNAPSHOT_WRITER', 'replica');
-  if (snapshotWriter !== 'replica' && snapshotWriter !== 'inline') throw new ConfigError(`SNAPSHOT_WRITER must be replica or inline, got "${snapshotWriter}"`);
+  const snapshotWriter = str(env, 'SNAPSHOT_WRITER', 'standby');
+  if (snapshotWriter !== 'standby' && snapshotWriter !== 'replica' && snapshotWriter !== 'inline') {
+    throw new ConfigError(`SNAPSHOT_WRITER must be standby, replica or inline, got "${snapshotWriter}"`);
+  }
   const chainId = str(env, 'CHAIN_ID', '16182');
   if (!/^\d+$/.test(chainId)) throw new ConfigError(`CHAIN_ID must be a decimal integer, got "${chainId}"`);
   const failureRaw = str(env, 'CHAIN_FAILURE_RATE', '0');

@@ -35,6 +35,8 @@ export interface EngineFollowerOptions {
   requests?: Pick<RequestLedger, 'recordApplied'>;
   /** Called once if the follower stops on a fault (a role exits on it rather than serve stale state). */
   onFailed?: (err: Error) => void;
+  /** Called after each command is applied, before the next (a standby's snapshot writer reads the engine here). */
+  onApplied?: (engine: ExchangeEngine, entry: JournalEntry) => void;
   /** Awaited before each command when it returns a promise: a slow consumer of `bus` holds the follower back. */
   pace?: () => Promise<void> | undefined;
   logger?: pino.Logger;
@@ -117,6 +119,7 @@ export class JetStreamEngineFollower implements EngineFollower {
         if (held) await held;
         const result = applyJournalEntry(this.live, entry);
         if (entry.requestId !== undefined) this.options.requests?.recordApplied(entry.requestId, entry.seq, result);
+        this.options.onApplied?.(this.live, entry);
         bus?.publish({ seq: entry.seq, ts: entry.command.ts, kind: entry.command.kind, events: result.events });
         this.release();
         if (++sinceYield >= YIELD_EVERY) {

@@ -21,6 +21,8 @@ export interface ObjectStoreSnapshotOptions {
   replicas?: number;
   /** Snapshots to keep (≥ 1; default 3). */
   keep?: number;
+  /** Stored as each object's description and listed as `writer` (who wrote a snapshot: e.g. a standby's id). */
+  writer?: string;
 }
 
 const NAME_RE = /^snapshot-(\d{16})$/;
@@ -34,7 +36,7 @@ export class ObjectStoreSnapshotStore implements SnapshotStore {
   /** Saves are chained so two never interleave their put/prune steps. */
   private queue: Promise<void> = Promise.resolve();
 
-  constructor(private readonly bucket: ObjectStore, keep = 3) {
+  constructor(private readonly bucket: ObjectStore, keep = 3, private readonly writer?: string) {
     this.keep = Math.max(1, keep);
   }
 
@@ -46,7 +48,7 @@ export class ObjectStoreSnapshotStore implements SnapshotStore {
 
   private async write(snapshot: SerializedSnapshot): Promise<void> {
     const bytes = Buffer.concat(encodeSnapshotFile(snapshot));
-    await this.bucket.putBlob({ name: snapshotObjectName(snapshot.seq) }, bytes);
+    await this.bucket.putBlob({ name: snapshotObjectName(snapshot.seq), description: this.writer }, bytes);
     const seqs = (await this.list()).map((s) => s.seq);
     for (const seq of seqs.slice(0, Math.max(0, seqs.length - this.keep))) await this.bucket.delete(snapshotObjectName(seq));
   }
@@ -67,7 +69,7 @@ export class ObjectStoreSnapshotStore implements SnapshotStore {
     const out: SnapshotInfo[] = [];
     for (const info of await this.bucket.list()) {
       const m = NAME_RE.exec(info.name);
-      if (m && !info.deleted) out.push({ seq: Number(m[1]), savedAt: Date.parse(info.mtime), bytes: info.size });
+      if (m && !info.deleted) out.push({ seq: Number(m[1]), savedAt: Date.parse(info.mtime), bytes: info.size, writer: info.description || undefined });
     }
     return out.sort((a, b) => a.seq - b.seq);
   }
@@ -83,5 +85,5 @@ export async function openObjectStoreSnapshots(options: ObjectStoreSnapshotOptio
     storage: StorageType.File,
     replicas: options.replicas ?? 1,
   });
-  return new ObjectStoreSnapshotStore(bucket, options.keep);
+  return new ObjectStoreSnapshotStore(bucket, options.keep, options.writer);
 }

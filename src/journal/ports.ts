@@ -79,6 +79,8 @@ export interface SnapshotInfo {
   /** When it was written (epoch ms). */
   savedAt: number;
   bytes: number;
+  /** Who wrote it, where the store records it (object store: a standby's label; unset for the leader's). */
+  writer?: string;
 }
 
 export interface SnapshotStore {

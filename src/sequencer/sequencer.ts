@@ -469,19 +469,26 @@ export class Sequencer {
     this.snapshotSaving = true;
     const { snapshot } = waiting;
     const replica = this.replica;
-    const saved: Promise<Record<string, number>> = snapshot
+    const saved: Promise<Record<string, number> | undefined> = snapshot
       ? this.snapshots.save(snapshot).then(() => ({ bytes: snapshot.json.length }))
       : replica
-        ? replica.snapshotAt(waiting.seq, waiting.ts).then(({ bytes, replayed, ms }) => {
+        ? replica.snapshotAt(waiting.seq, waiting.ts).then(({ seq, bytes, replayed, ms, leftTo }) => {
+          if (leftTo) {
+            this.stats.snapshotsLeftToStandby++;
+            this.log.debug({ seq: waiting.seq, standbySeq: seq }, 'snapshot left to a standby');
+            return undefined;
+          }
           this.stats.snapshotReplicaLatency.observe(ms / 1000);
           return { bytes, replayed, replicaMs: ms };
         })
         : Promise.reject(new Error('no snapshot replica'));
     saved.then(
       (info) => {
-        this.stats.snapshotsSaved++;
-        this.stats.lastSnapshotSeq = waiting.seq;
-        this.log.info({ seq: waiting.seq, ...info }, 'snapshot saved');
+        if (info) {
+          this.stats.snapshotsSaved++;
+          this.stats.lastSnapshotSeq = waiting.seq;
+          this.log.info({ seq: waiting.seq, ...info }, 'snapshot saved');
+        }
         this.snapshotSaving = false;
         for (const d of waiting.done) d();
         this.trySaveSnapshot();

@@ -18,6 +18,8 @@ export interface ReplicaSnapshotResult {
   replayed: number;
   /** Worker time: catch up + serialize + write. */
   ms: number;
+  /** Not written: a fresh snapshot by a standby was already stored (SNAPSHOT_WRITER=standby). */
+  leftTo?: 'standby';
 }
 
 export type ReplicaReply = ({ id: number; ok: true } & Partial<ReplicaSnapshotResult>) | { id: number; ok: false; message: string };

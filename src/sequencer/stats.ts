@@ -59,6 +59,8 @@ export interface SequencerStats {
   ackLatency: LatencyHistogram;
   snapshotsTaken: number;
   snapshotsSaved: number;
+  /** Due, but not written: a standby had stored a fresh one (SNAPSHOT_WRITER=standby). */
+  snapshotsLeftToStandby: number;
   snapshotFailures: number;
   /** Duration of engine.snapshot() + serialization, which blocks the sequencer. */
   snapshotCaptureLatency: LatencyHistogram;
@@ -78,6 +80,7 @@ export function newSequencerStats(): SequencerStats {
     ackLatency: new LatencyHistogram(),
     snapshotsTaken: 0,
     snapshotsSaved: 0,
+    snapshotsLeftToStandby: 0,
     snapshotFailures: 0,
     snapshotCaptureLatency: new LatencyHistogram(),
     snapshotReplicaLatency: new LatencyHistogram(),

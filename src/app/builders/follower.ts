@@ -10,33 +10,51 @@ import { openObjectStoreSnapshots } from '../../journal/object-store-snapshots.j
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { NatsConfig } from '../config.js';
 import { closingOnFailure, type Built } from '../shutdown-registry.js';
+import { StandbySnapshotWriter } from '../../cluster/standby-snapshots.js';
 
 export interface Following {
   follower: JetStreamEngineFollower;
   /** The connection the follower reads on; the role's other NATS clients (command requests) share it. */
   nc: NatsConnection;
+  /** An engine standby's snapshot writer (SNAPSHOT_WRITER=standby). */
+  snapshotWriter?: StandbySnapshotWriter;
+}
+
+/** A standby writes the cluster's periodic snapshots (labelled `writer` in the bucket). */
+export interface WriteSnapshots {
+  everyCommands: number;
+  everyMs: number;
+  writer: string;
 }
 
 export async function buildFollower(
   config: { nats: Pick<NatsConfig, 'url' | 'cluster' | 'streamReplicas' | 'auth'> },
   name: string,
-  options: Pick<EngineFollowerOptions, 'bus' | 'pace' | 'snapshotAtOrBefore' | 'onFailed' | 'requests'> & { log: pino.Logger },
+  options: Pick<EngineFollowerOptions, 'bus' | 'pace' | 'snapshotAtOrBefore' | 'onFailed' | 'requests'> & { log: pino.Logger; writeSnapshots?: WriteSnapshots },
 ): Promise<Built<Following>> {
   const nc = await connectNats(config.nats.url, name, config.nats.auth).catch((err: unknown) => {
     throw new Error(`NATS at ${config.nats.url} does not answer (${err instanceof Error ? err.message : String(err)})`, { cause: err });
   });
   const connection = { close: () => nc.close() };
-  const snapshots = await closingOnFailure(connection, () => openObjectStoreSnapshots({ nc, cluster: config.nats.cluster, replicas: config.nats.streamReplicas }));
+  const snapshots = await closingOnFailure(connection, () => openObjectStoreSnapshots({
+    nc, cluster: config.nats.cluster, replicas: config.nats.streamReplicas, writer: options.writeSnapshots?.writer,
+  }));
+  const w = options.writeSnapshots;
+  const snapshotWriter = w && new StandbySnapshotWriter({
+    store: snapshots, everyCommands: w.everyCommands, everyMs: w.everyMs, logger: options.log.child({ module: 'standby-snapshots' }),
+  });
   const follower = await closingOnFailure(connection, () => openEngineFollower({
     nc, cluster: config.nats.cluster, snapshots, createEngine, restoreEngine,
     bus: options.bus, pace: options.pace, snapshotAtOrBefore: options.snapshotAtOrBefore, onFailed: options.onFailed,
     requests: options.requests, logger: options.log.child({ module: 'follower' }),
+    onApplied: snapshotWriter && ((engine, entry) => snapshotWriter.onApplied(engine, entry)),
   }));
   return {
-    service: { follower, nc },
+    service: { follower, nc, snapshotWriter },
     stop: async () => {
       try {
         await follower.close();
+        await snapshotWriter?.close();
         await snapshots.close();
       } finally {
         await nc.drain().catch(() => nc.close());

@@ -10,6 +10,7 @@ import { InProcessEventBroker } from '../../sequencer/event-bus.js';
 import type { EventBroker, EventHandler } from '../../sequencer/ports.js';
 import { Sequencer } from '../../sequencer/sequencer.js';
 import { ThreadedSnapshotReplica } from '../../sequencer/snapshot-replica.js';
+import { StandbyFirstReplica } from '../../sequencer/standby-first-replica.js';
 import type { ExchangeConfig } from '../config.js';
 import type { Built } from '../shutdown-registry.js';
 import type { Durable } from './journal.js';
@@ -37,9 +38,11 @@ export function buildSequencer(
   const bus = new InProcessEventBroker({ logger: log.child({ module: 'event-bus' }) });
   for (const [name, handler] of deps.subscribers) bus.subscribe(name, handler);
   // The replica reads the same journal and writes the same snapshot store (after its own recovery).
-  const replica = config.snapshotWriter === 'replica'
-    ? new ThreadedSnapshotReplica({ location: durable.location, keep: 3 })
-    : undefined;
+  const threaded = config.snapshotWriter === 'inline' ? undefined : new ThreadedSnapshotReplica({ location: durable.location, keep: 3 });
+  // Standbys exist only in a cluster (snapshots in its object store); a single process writes its own.
+  const replica = threaded && config.snapshotWriter === 'standby' && durable.location.kind === 'jetstream'
+    ? new StandbyFirstReplica({ store: durable.snapshots, fallback: threaded, everyCommands: config.snapshotEveryCommands, everyMs: config.snapshotEveryMs })
+    : threaded;
   const sequencer = new Sequencer({
     engine,
     journal: durable.journal,

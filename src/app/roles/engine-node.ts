@@ -184,6 +184,9 @@ class EngineNode implements RunningEngineNode {
         this.standby = await buildFollower(this.config, `perpx engine standby ${this.id}`, {
           log: this.log,
           requests: this.requests,
+          writeSnapshots: this.config.snapshotWriter === 'standby'
+            ? { everyCommands: this.config.snapshotEveryCommands, everyMs: this.config.snapshotEveryMs, writer: `standby ${this.id}` }
+            : undefined,
           onFailed: (err) => this.onFatal?.(err),
         });
       } catch (err) {
