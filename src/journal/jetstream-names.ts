@@ -31,7 +31,8 @@ export interface ClusterNames {
   /** Core NATS subject of session revocations, heard by every gateway. */
   revocationSubject: string;
   /** Core NATS request subjects of the operator's engine calls (snapshot, checkpoint, stats), answered by the leader. */
-  adminSubject: (call: 'snapshot' | 'checkpoint' | 'stats') => string;
+  /** An admin call's subject; with `epoch`, the one the leader of that lease epoch answers (under it). */
+  adminSubject: (call: 'snapshot' | 'checkpoint' | 'stats', epoch?: number) => string;
 }
 
 /** Stream and bucket names allow letters, digits, `_` and `-` only. */
@@ -54,6 +55,6 @@ export function clusterNames(cluster: string): ClusterNames {
     realtimeStream: `PERPX_${cluster}_REALTIME`,
     realtimeSubjectPrefix: `perpx.${cluster}.rt`,
     revocationSubject: `perpx.${cluster}.sessions.revoked`,
-    adminSubject: (call) => `perpx.${cluster}.admin.${call}`,
+    adminSubject: (call, epoch) => `perpx.${cluster}.admin.${call}${epoch === undefined ? '' : `.${epoch}`}`,
   };
 }

@@ -88,8 +88,8 @@ export async function startGatewayNode(base: ExchangeConfig, options: StartOptio
       engine: follower.engine, auth: auth.auth, checkConnectToken: (token) => auth.marketData.check(token),
       instrumentStats: (id) => readModel.statistics.instrumentStats(id), publishChannels: false, log,
     }));
-    const admin = natsEngineAdmin(nc, config.nats.cluster);
-    const leaderStatsCall = natsEngineAdmin(nc, config.nats.cluster, LEADER_STATS_WAIT_MS);
+    const admin = natsEngineAdmin(nc, config.nats.cluster, undefined, directory);
+    const leaderStatsCall = natsEngineAdmin(nc, config.nats.cluster, LEADER_STATS_WAIT_MS, directory);
     const leaderStats = new LeaderStatsMirror(() => leaderStatsCall.stats(), log);
     const commandLog: CommandLogView = {
       get state() { return FOLLOWER_STATES[follower.state]; },

@@ -85,7 +85,7 @@ export async function startLeaderStack(config: ExchangeConfig, engine: Engine, o
     const responder = serveCommands({ nc, cluster: config.nats.cluster, epoch: o.epoch, sequencer, requests: o.requests, logger: log.child({ module: 'commands' }) });
     shutdown.add('command responder', { service: responder, stop: () => responder.close() });
     const admin = serveAdmin({
-      nc, cluster: config.nats.cluster, admin: sequencer, stats: () => ({ seq: engine.seq, stats: sequencer.stats }), logger: log.child({ module: 'admin' }),
+      nc, cluster: config.nats.cluster, epoch: o.epoch, admin: sequencer, stats: () => ({ seq: engine.seq, stats: sequencer.stats }), logger: log.child({ module: 'admin' }),
     });
     shutdown.add('admin responder', { service: admin, stop: () => admin.close() });
     shutdown.add('market makers', startMarketMakers(demo.marketMakers, config.marketMakers.intervalMs, log));
