@@ -75,6 +75,10 @@ export function rolePermissions(cluster: string, role: NatsRole): RolePermission
           // The leader lease: create, renew (compare-and-set) and release its one key.
           `$KV.${names.leaseBucket}.>`,
           ...readStream(names.leaseStream),
+          // Payout records (issue 30): claim a withdrawal before sending it to the chain, record the result.
+          `$JS.API.STREAM.CREATE.${names.payoutStream}`,
+          `$KV.${names.payoutBucket}.>`,
+          ...readStream(names.payoutStream),
           // The broker raises its stream's limits to the history size; object store deletes purge one object's chunks.
           `$JS.API.STREAM.UPDATE.${realtimeStream}`,
           `$JS.API.STREAM.PURGE.${snapshotStream}`,

@@ -20,6 +20,9 @@ export interface ClusterNames {
   /** KV bucket of the engine leader lease (src/cluster/leader-lease.ts) and the stream behind it. */
   leaseBucket: string;
   leaseStream: string;
+  /** Payout records per withdrawal, shared by the engines (KV bucket and its stream). */
+  payoutBucket: string;
+  payoutStream: string;
   /** The request subject of the leader holding lease epoch `epoch` (under `submitSubject`). */
   leaderSubmitSubject: (epoch: number) => string;
   /** The stream behind that bucket (`OBJ_<bucket>`, the object store's naming), on subjects `$O.<bucket>.>`. */
@@ -50,6 +53,8 @@ export function clusterNames(cluster: string): ClusterNames {
     snapshotBucket: `perpx-${cluster}-snapshots`,
     leaseBucket: `perpx-${cluster}-leader`,
     leaseStream: `KV_perpx-${cluster}-leader`,
+    payoutBucket: `perpx-${cluster}-payouts`,
+    payoutStream: `KV_perpx-${cluster}-payouts`,
     leaderSubmitSubject: (epoch) => `perpx.${cluster}.commands.submit.${epoch}`,
     snapshotStream: `OBJ_perpx-${cluster}-snapshots`,
     realtimeStream: `PERPX_${cluster}_REALTIME`,
