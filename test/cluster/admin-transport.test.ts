@@ -49,6 +49,5 @@ test('admin calls reach the leader of the current epoch only', { skip, timeout: 
     servers.forEach((s) => s.close());
   } finally {
     await dropCluster(nc, cluster).catch(() => {});
-    await nc.close();
   }
 });

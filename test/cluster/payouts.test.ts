@@ -5,12 +5,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { ChainBridge } from '../../src/chain/chain-bridge.js';
 import { NatsPayoutLedger } from '../../src/chain/nats-payout-ledger.js';
 import { payOnce, type PayoutGuard } from '../../src/chain/pay-once.js';
 import { SimulatedChain } from '../../src/chain/simulated-chain.js';
 import type { WithdrawalRequest } from '../../src/chain/ports.js';
 import { dropCluster, freshCluster, natsConnection } from '../journal/jetstream-helpers.js';
+import type { CommandInput } from '../../src/engine/commands.js';
+import { MemoryJournal } from '../../src/journal/memory-journal.js';
+import { silentLogger } from '../journal/helpers.js';
 import { skipUnless } from '../services.js';
+import { sequencerOn } from './workload.js';
 
 const skip = await skipUnless('nats');
 const notStopped = () => false;
@@ -67,6 +72,51 @@ test('each withdrawal reaches the chain once whatever the old leader was doing',
   } finally {
     chain.close();
     await dropCluster(nc, cluster).catch(() => {});
-    await nc.close();
+  }
+});
+
+test('two leaders\' chain bridges settle each in-flight withdrawal once', { skip, timeout: 60_000 }, async () => {
+  const nc = await natsConnection();
+  const cluster = freshCluster();
+  const chain = new SimulatedChain({ delayMs: 200, failureRate: 0, seed: 'bridges' });
+  const sequencer = sequencerOn(new MemoryJournal());
+  const settles: string[] = [];
+  const submit = async (cmd: CommandInput) => {
+    const r = await sequencer.submit(cmd);
+    if (cmd.kind === 'funds.withdraw.settle' && r.reply.ok) settles.push(cmd.transferId);
+    return r;
+  };
+  try {
+    const ledger = await NatsPayoutLedger.open(nc, cluster);
+    await submit({ kind: 'funds.deposit', userId: 1, amount: (1_000n * 10n ** 8n).toString(), transferId: 'dep-1' });
+    const ids = Array.from({ length: 12 }, (_, i) => `wd-${i}`);
+    for (const id of ids) assert.ok((await submit({ kind: 'funds.withdraw', userId: 1, amount: (10n * 10n ** 8n).toString(), transferId: id })).reply.ok);
+    const balanceBefore = sequencer.engine.ledger!().balances;
+
+    // The old leader starts paying, then is deposed (lease lost) while its payouts are pending on chain.
+    let oldLeads = true;
+    const bridge = (epoch: number, leading: () => boolean) => new ChainBridge({
+      network: chain, engine: sequencer.engine, submit, logger: silentLogger,
+      payouts: { ledger, epoch, stillLeading: async () => leading(), claimTimeoutMs: 500, pollMs: 50 },
+    });
+    const oldBridge = bridge(4, () => oldLeads);
+    oldBridge.start();
+    await new Promise((r) => setTimeout(r, 50));
+    oldLeads = false;
+    const newBridge = bridge(9, () => true);
+    newBridge.start();
+    await Promise.all([oldBridge.idle(), newBridge.idle()]);
+
+    for (const id of ids) {
+      assert.equal(chain.broadcasts.get(id), 1, `${id}: paid once on chain`);
+      assert.equal(settles.filter((s) => s === id).length, 1, `${id}: settled once`);
+    }
+    assert.deepEqual(sequencer.engine.pendingTransfers?.() ?? [], [], 'no withdrawal left unsettled');
+    assert.equal(sequencer.engine.ledger!().withdrawals, 120n * 10n ** 8n, 'the user was debited once per withdrawal');
+    assert.equal(sequencer.engine.ledger!().balances, balanceBefore - 120n * 10n ** 8n, 'the locked funds left the balance once, nothing returned');
+    await Promise.all([oldBridge.stop(), newBridge.stop()]);
+  } finally {
+    chain.close();
+    await dropCluster(nc, cluster).catch(() => {});
   }
 });
