@@ -6,12 +6,14 @@
  *   and applied when the hold is released;
  * - deposits the chain reports become `funds.deposit` with the tx hash as transfer id (a repeat is
  *   refused by the engine, so a deposit reported twice credits once).
- * After a restart, `start()` resends every unsettled withdrawal (the network is idempotent per id).
+ * After a restart, `start()` resends every unsettled withdrawal (the network is idempotent per id). In a
+ * cluster, `payouts` makes that hold across leaders: a payout ledger shared by the engines (pay-once.ts).
  */
 import type pino from 'pino';
 import type { ExchangeEngine } from '../engine/api.js';
 import type { CommandResult, EngineEvent, TransferView } from '../engine/records.js';
 import type { CommandInput } from '../engine/commands.js';
+import { payOnce, type PayoutGuard } from './pay-once.js';
 import type { ChainDeposit, ChainNetwork } from './ports.js';
 
 export interface ChainBridgeOptions {
@@ -19,6 +21,8 @@ export interface ChainBridgeOptions {
   engine: Pick<ExchangeEngine, 'transfer' | 'pendingTransfers'>;
   submit: (cmd: CommandInput) => Promise<CommandResult>;
   logger: pino.Logger;
+  /** Cluster: send each withdrawal once across takeovers (absent: send directly, one process). */
+  payouts?: PayoutGuard;
 }
 
 export class ChainBridge {
@@ -81,8 +85,11 @@ export class ChainBridge {
   }
 
   private async send(t: TransferView): Promise<void> {
-    const outcome = await this.o.network.sendWithdrawal({ transferId: t.id, userId: t.userId, recipient: t.recipient, amount: t.amount });
-    if (this.stopped) return;
+    const request = { transferId: t.id, userId: t.userId, recipient: t.recipient, amount: t.amount };
+    const outcome = this.o.payouts
+      ? await payOnce(request, this.o.network, this.o.payouts, () => this.stopped)
+      : await this.o.network.sendWithdrawal(request);
+    if (this.stopped || !outcome) return;
     this.o.logger.info({ transferId: t.id, txHash: outcome.txHash, confirmed: outcome.confirmed, reason: outcome.reason }, 'withdrawal final on chain');
     await this.settle(t.id, outcome.confirmed);
   }

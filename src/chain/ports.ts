@@ -31,6 +31,12 @@ export interface ChainNetwork {
    * restart the same pending withdrawal is sent again.
    */
   sendWithdrawal(w: WithdrawalRequest): Promise<WithdrawalOutcome>;
+  /**
+   * The payout of `transferId` as the chain knows it: its final outcome, 'pending' when sent and not final,
+   * undefined when never sent. A new leader that finds a withdrawal claimed by another asks here instead of
+   * sending again (issue 30).
+   */
+  lookupWithdrawal(transferId: string): Promise<WithdrawalOutcome | 'pending' | undefined>;
   /** Deposits seen on chain are reported here; returns an unsubscribe function. */
   watchDeposits(onDeposit: (d: ChainDeposit) => void): () => void;
   /** Stops timers/connections; pending sendWithdrawal promises may stay unresolved. */

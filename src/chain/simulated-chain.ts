@@ -19,6 +19,10 @@ export class SimulatedChain implements ChainNetwork {
   private readonly listeners = new Set<(d: ChainDeposit) => void>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly sent = new Map<string, Promise<WithdrawalOutcome>>();
+  /** Final payouts, kept: a resend returns the same outcome and pays nothing more. */
+  private readonly final = new Map<string, WithdrawalOutcome>();
+  /** Payout transactions put on chain per transfer id (tests assert each is paid once). */
+  readonly broadcasts = new Map<string, number>();
   private nonce = 0;
 
   private readonly opts: SimulatedChainOptions;
@@ -56,15 +60,24 @@ export class SimulatedChain implements ChainNetwork {
   sendWithdrawal(w: WithdrawalRequest): Promise<WithdrawalOutcome> {
     const known = this.sent.get(w.transferId);
     if (known) return known;
+    const done = this.final.get(w.transferId);
+    if (done) return Promise.resolve(done);
+    this.broadcasts.set(w.transferId, (this.broadcasts.get(w.transferId) ?? 0) + 1);
     const txHash = '0x' + createHash('sha256').update(`${this.opts.seed}:tx:${w.transferId}`).digest('hex');
     const outcome = new Promise<WithdrawalOutcome>((resolve) => {
       this.later(() => {
+        const result: WithdrawalOutcome = this.willFail(w.transferId) ? { confirmed: false, txHash, reason: 'simulated chain failure' } : { confirmed: true, txHash };
+        this.final.set(w.transferId, result);
         this.sent.delete(w.transferId);
-        resolve(this.willFail(w.transferId) ? { confirmed: false, txHash, reason: 'simulated chain failure' } : { confirmed: true, txHash });
+        resolve(result);
       });
     });
     this.sent.set(w.transferId, outcome);
     return outcome;
+  }
+
+  async lookupWithdrawal(transferId: string): Promise<WithdrawalOutcome | 'pending' | undefined> {
+    return this.final.get(transferId) ?? (this.sent.has(transferId) ? 'pending' : undefined);
   }
 
   watchDeposits(onDeposit: (d: ChainDeposit) => void): () => void {

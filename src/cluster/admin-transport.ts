@@ -3,6 +3,8 @@
  * engine leader over NATS requests, since only the leader's sequencer can snapshot or give a durable checkpoint.
  * `stats` reads the leader's sequencer statistics (apply, JetStream append and ack latency), which no HTTP
  * server of the leader exposes (bench:cluster's per-hop breakdown).
+ * Like commands (issue 30), a leader with a lease epoch answers only on that epoch's subjects, and a gateway
+ * with a LeaderDirectory calls the current epoch's: a deposed (SIGSTOPped) leader never takes an admin call.
  */
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type pino from 'pino';
@@ -37,8 +39,14 @@ export function serveAdmin(options: {
   /** The sequencer's statistics and the engine's seq, read when asked. */
   stats: () => { seq: number; stats: SequencerStats };
   logger: pino.Logger;
+  /** The lease epoch it leads under: it answers on that epoch's subjects only (no shared queue group). */
+  epoch?: number;
 }): { close(): void } {
   const names = clusterNames(options.cluster);
+  const on = (call: 'snapshot' | 'checkpoint' | 'stats', run: () => Promise<unknown>): Subscription => options.nc.subscribe(
+    names.adminSubject(call, options.epoch),
+    { ...(options.epoch === undefined ? { queue: 'perpx-engine-leader' } : {}), callback: (e, msg) => e ? options.logger.error({ err: e }, 'admin subscription failed') : answer(msg, run) },
+  );
   const answer = (msg: Msg, run: () => Promise<unknown>): void => {
     run().then(
       (value) => msg.respond(encoder.encode(JSON.stringify({ ok: true, value } satisfies AdminAnswer))),
@@ -49,9 +57,9 @@ export function serveAdmin(options: {
     );
   };
   const subs: Subscription[] = [
-    options.nc.subscribe(names.adminSubject('snapshot'), { queue: 'perpx-engine-leader', callback: (e, msg) => e ? options.logger.error({ err: e }, 'admin subscription failed') : answer(msg, () => options.admin.snapshotNow()) }),
-    options.nc.subscribe(names.adminSubject('checkpoint'), { queue: 'perpx-engine-leader', callback: (e, msg) => e ? options.logger.error({ err: e }, 'admin subscription failed') : answer(msg, () => options.admin.checkpoint()) }),
-    options.nc.subscribe(names.adminSubject('stats'), { queue: 'perpx-engine-leader', callback: (e, msg) => e ? options.logger.error({ err: e }, 'admin subscription failed') : answer(msg, async () => leaderStats(options.stats())) }),
+    on('snapshot', () => options.admin.snapshotNow()),
+    on('checkpoint', () => options.admin.checkpoint()),
+    on('stats', async () => leaderStats(options.stats())),
   ];
   return { close: () => subs.forEach((s) => s.unsubscribe()) };
 }
@@ -67,11 +75,16 @@ function leaderStats({ seq, stats }: { seq: number; stats: SequencerStats }): Le
   };
 }
 
-/** Gateway side. Snapshots of a large engine take a while: the wait is generous. */
-export function natsEngineAdmin(nc: NatsConnection, cluster: string, timeoutMs = 60_000): EngineAdmin & { stats(): Promise<LeaderStats> } {
+/**
+ * Gateway side. Snapshots of a large engine take a while: the wait is generous. With `leader` (a
+ * LeaderDirectory), each call goes to the subject of the epoch it names at that moment.
+ */
+export function natsEngineAdmin(
+  nc: NatsConnection, cluster: string, timeoutMs = 60_000, leader?: { readonly epoch: number | undefined },
+): EngineAdmin & { stats(): Promise<LeaderStats> } {
   const names = clusterNames(cluster);
   const call = async (which: 'snapshot' | 'checkpoint' | 'stats'): Promise<unknown> => {
-    const subject = names.adminSubject(which);
+    const subject = names.adminSubject(which, leader?.epoch);
     let reply: Msg;
     try {
       reply = await nc.request(subject, new Uint8Array(0), { timeout: timeoutMs });

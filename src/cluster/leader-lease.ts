@@ -93,7 +93,7 @@ async function holderOf(kv: KV): Promise<LeaseHolder | undefined> {
 }
 
 /** JetStream's "wrong last sequence" (10071) / key exists: someone else wrote the key since. */
-function isRevisionConflict(err: unknown): boolean {
+export function isRevisionConflict(err: unknown): boolean {
   const e = err as { code?: unknown; api_error?: { err_code?: number }; message?: string };
   return e?.api_error?.err_code === 10071 || /wrong last sequence|key exists/i.test(String(e?.message ?? ''));
 }

@@ -57,7 +57,8 @@ function readStream(stream: string, deletesConsumers = false): string[] {
 export function rolePermissions(cluster: string, role: NatsRole): RolePermissions {
   const names = clusterNames(cluster);
   const { realtimeStream, snapshotStream, revocationSubject: revocations, realtimeSubjectPrefix: realtime } = names;
-  const admin = [names.adminSubject('snapshot'), names.adminSubject('checkpoint'), names.adminSubject('stats')];
+  // Each call on its own subject and on the per-epoch ones under it (issue 30: only the current leader answers).
+  const admin = (['snapshot', 'checkpoint', 'stats'] as const).flatMap((c) => [names.adminSubject(c), `${names.adminSubject(c)}.*`]);
   // `$JS.API.INFO`: the client's JetStream check when it opens a manager.
   const followLog = ['$JS.API.INFO', ...readStream(names.commandStream), ...readStream(snapshotStream)];
   switch (role) {
@@ -77,6 +78,10 @@ export function rolePermissions(cluster: string, role: NatsRole): RolePermission
           // The engine status board: its own entry, and its predecessor's at a takeover (engine-status.ts).
           `$KV.${names.enginesBucket}.>`,
           ...readStream(names.enginesStream),
+          // Payout records (issue 30): claim a withdrawal before sending it to the chain, record the result.
+          `$JS.API.STREAM.CREATE.${names.payoutStream}`,
+          `$KV.${names.payoutBucket}.>`,
+          ...readStream(names.payoutStream),
           // The broker raises its stream's limits to the history size; object store deletes purge one object's chunks.
           `$JS.API.STREAM.UPDATE.${realtimeStream}`,
           `$JS.API.STREAM.PURGE.${snapshotStream}`,

@@ -23,6 +23,9 @@ export interface ClusterNames {
   /** KV bucket where each engine process publishes its status (src/cluster/engine-status.ts), and its stream. */
   enginesBucket: string;
   enginesStream: string;
+  /** Payout records per withdrawal, shared by the engines (KV bucket and its stream). */
+  payoutBucket: string;
+  payoutStream: string;
   /** The request subject of the leader holding lease epoch `epoch` (under `submitSubject`). */
   leaderSubmitSubject: (epoch: number) => string;
   /** The stream behind that bucket (`OBJ_<bucket>`, the object store's naming), on subjects `$O.<bucket>.>`. */
@@ -34,7 +37,8 @@ export interface ClusterNames {
   /** Core NATS subject of session revocations, heard by every gateway. */
   revocationSubject: string;
   /** Core NATS request subjects of the operator's engine calls (snapshot, checkpoint, stats), answered by the leader. */
-  adminSubject: (call: 'snapshot' | 'checkpoint' | 'stats') => string;
+  /** An admin call's subject; with `epoch`, the one the leader of that lease epoch answers (under it). */
+  adminSubject: (call: 'snapshot' | 'checkpoint' | 'stats', epoch?: number) => string;
 }
 
 /** Stream and bucket names allow letters, digits, `_` and `-` only. */
@@ -54,11 +58,13 @@ export function clusterNames(cluster: string): ClusterNames {
     leaseStream: `KV_perpx-${cluster}-leader`,
     enginesBucket: `perpx-${cluster}-engines`,
     enginesStream: `KV_perpx-${cluster}-engines`,
+    payoutBucket: `perpx-${cluster}-payouts`,
+    payoutStream: `KV_perpx-${cluster}-payouts`,
     leaderSubmitSubject: (epoch) => `perpx.${cluster}.commands.submit.${epoch}`,
     snapshotStream: `OBJ_perpx-${cluster}-snapshots`,
     realtimeStream: `PERPX_${cluster}_REALTIME`,
     realtimeSubjectPrefix: `perpx.${cluster}.rt`,
     revocationSubject: `perpx.${cluster}.sessions.revoked`,
-    adminSubject: (call) => `perpx.${cluster}.admin.${call}`,
+    adminSubject: (call, epoch) => `perpx.${cluster}.admin.${call}${epoch === undefined ? '' : `.${epoch}`}`,
   };
 }

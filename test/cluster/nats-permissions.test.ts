@@ -7,6 +7,7 @@
  * a command, and a connection without (or with wrong) credentials is turned away. The engine and gateway log in
  * with a password, the projector with a .creds file (NATS_CREDS).
  */
+import { NatsPayoutLedger } from '../../src/chain/nats-payout-ledger.js';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -95,6 +96,11 @@ test('each role works as its user; the gateway and projector cannot change the c
     const engineNc = await connectAs('engine');
     const journal = await openJetStreamJournal({ nc: engineNc, cluster, timeoutMs: 2000 });
     const snapshots = await openObjectStoreSnapshots({ nc: engineNc, cluster, keep: 1 });
+    // The payout ledger (issue 30): the engine creates the bucket, claims a withdrawal and records its result.
+    const payouts = await NatsPayoutLedger.open(engineNc, cluster);
+    assert.equal(await payouts.claim('perm-w1', 1), true);
+    await payouts.recordOutcome('perm-w1', { confirmed: true, txHash: '0x1' });
+    assert.equal((await payouts.get('perm-w1'))?.outcome?.txHash, '0x1');
     const leader = sequencerOn(journal, { snapshots });
     for (const c of [...setupCommands(), ...tradingCommands(0)]) await leader.submit(c);
     await leader.snapshotNow();
@@ -194,6 +200,7 @@ test('each role works as its user; the gateway and projector cannot change the c
     directory.close();
     await status.close();
     await lease.release();
+    await refused('payout claim by the projector', async () => (await NatsPayoutLedger.open(await connectAs('projector'), cluster)).claim('perm-w2', 1));
 
     // Projector: follows from a snapshot; may not send commands nor append.
     const projectorNc = await connectAs('projector');

@@ -1,6 +1,7 @@
 /** The chain adapter: the simulated network (a real chain watcher implements the same port) and the bridge. */
 import type pino from 'pino';
 import { ChainBridge } from '../../chain/chain-bridge.js';
+import type { PayoutGuard } from '../../chain/pay-once.js';
 import { SimulatedChain } from '../../chain/simulated-chain.js';
 import type { ExchangeEngine } from '../../engine/api.js';
 import type { Submit } from '../../engine/commands.js';
@@ -15,10 +16,10 @@ export interface Chain {
 
 export function buildChain(
   config: Pick<ExchangeConfig, 'chainDelayMs' | 'chainFailureRate' | 'chainSeed'>,
-  deps: { engine: ExchangeEngine; submit: Submit; bus: Pick<EventBroker, 'subscribe'>; log: pino.Logger },
+  deps: { engine: ExchangeEngine; submit: Submit; bus: Pick<EventBroker, 'subscribe'>; log: pino.Logger; payouts?: PayoutGuard },
 ): Built<Chain> {
   const simulated = new SimulatedChain({ delayMs: config.chainDelayMs, failureRate: config.chainFailureRate, seed: config.chainSeed });
-  const bridge = new ChainBridge({ network: simulated, engine: deps.engine, submit: deps.submit, logger: deps.log.child({ module: 'chain' }) });
+  const bridge = new ChainBridge({ network: simulated, engine: deps.engine, submit: deps.submit, logger: deps.log.child({ module: 'chain' }), payouts: deps.payouts });
   deps.bus.subscribe('chain', bridge.onBatch);
   bridge.start();
   return { service: { bridge, simulated }, stop: () => bridge.stop() };

@@ -239,6 +239,7 @@ class EngineNode implements RunningEngineNode {
       this.leader = await startLeaderStack(this.config, engine, {
         dataDir: this.dataDir, epoch: this.lease.epoch, leader: this.id, requests: this.requests, log: this.log,
         onFatal: (err) => stepDown(`the sequencer halted: ${err.message}`),
+        stillLeading: async () => (await this.lease.current())?.revision === this.lease.epoch,
       });
       this.standby = undefined;
       this.state = 'leader';

@@ -6,6 +6,7 @@
  */
 import type pino from 'pino';
 import { serveAdmin } from '../../cluster/admin-transport.js';
+import { NatsPayoutLedger } from '../../chain/nats-payout-ledger.js';
 import { serveCommands } from '../../cluster/command-transport.js';
 import type { RequestLedger } from '../../cluster/request-ledger.js';
 import type { Engine } from '../../engine/engine.js';
@@ -48,6 +49,8 @@ export interface LeaderStackOptions {
   requests: RequestLedger;
   onFatal: (err: Error) => void;
   log: pino.Logger;
+  /** Whether this process still holds the lease: asked right before a withdrawal is sent to the chain. */
+  stillLeading?: () => Promise<boolean>;
 }
 
 export async function startLeaderStack(config: ExchangeConfig, engine: Engine, o: LeaderStackOptions): Promise<LeaderStack> {
@@ -76,16 +79,21 @@ export async function startLeaderStack(config: ExchangeConfig, engine: Engine, o
     const { sequencer, submit, bus } = shutdown.add('sequencer', buildSequencer(config, {
       engine, durable, subscribers: [['realtime', realtime.onBatch]], onFatal: o.onFatal, log,
     }));
-    const chain = shutdown.add('chain', buildChain(config, { engine, submit, bus, log }));
+    const nc = await connectNats(config.nats.url, 'perpx engine commands', config.nats.auth);
+    shutdown.add('nats', { service: nc, stop: () => nc.drain().catch(() => nc.close()) });
+    // Each withdrawal is sent to the chain once across takeovers (issue 30): claimed in the shared payout ledger.
+    const payouts = {
+      ledger: await NatsPayoutLedger.open(nc, config.nats.cluster, { replicas: config.nats.streamReplicas }), epoch: o.epoch,
+      stillLeading: o.stillLeading ?? (async () => true), claimTimeoutMs: 2 * config.nats.leaderLeaseTtlMs, pollMs: 200,
+    };
+    const chain = shutdown.add('chain', buildChain(config, { engine, submit, bus, log, payouts }));
     const demo = shutdown.add('demo', await buildDemo(config, { dataDir, engine, submit, users: auth.auth, log }));
     shutdown.add('feeds', buildFeeds(config, { engine, submit, log }));
     // Commands from the gateways: taken only once everything above runs; stopped first, before the sequencer.
-    const nc = await connectNats(config.nats.url, 'perpx engine commands', config.nats.auth);
-    shutdown.add('nats', { service: nc, stop: () => nc.drain().catch(() => nc.close()) });
     const responder = serveCommands({ nc, cluster: config.nats.cluster, epoch: o.epoch, sequencer, requests: o.requests, logger: log.child({ module: 'commands' }) });
     shutdown.add('command responder', { service: responder, stop: () => responder.close() });
     const admin = serveAdmin({
-      nc, cluster: config.nats.cluster, admin: sequencer, stats: () => ({ seq: engine.seq, stats: sequencer.stats }), logger: log.child({ module: 'admin' }),
+      nc, cluster: config.nats.cluster, epoch: o.epoch, admin: sequencer, stats: () => ({ seq: engine.seq, stats: sequencer.stats }), logger: log.child({ module: 'admin' }),
     });
     shutdown.add('admin responder', { service: admin, stop: () => admin.close() });
     shutdown.add('market makers', startMarketMakers(demo.marketMakers, config.marketMakers.intervalMs, log));
