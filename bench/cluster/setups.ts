@@ -13,6 +13,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import pg from 'pg';
 import { natsEngineAdmin, type LeaderStats } from '../../src/cluster/admin-transport.js';
+import { LeaderDirectory } from '../../src/cluster/leader-lease.js';
 import { databaseUrl, ensureDatabase } from '../../scripts/cluster/cluster-resources.js';
 import { startLocalCluster } from '../../scripts/cluster/local-cluster.js';
 import { RoleProcess } from '../../scripts/cluster/role-process.js';
@@ -80,7 +81,9 @@ export async function startSetup(kind: SetupKind, options: SetupOptions): Promis
       engineEnv: { LOG_LEVEL: 'info' },
     });
     const nc = await connect({ servers: o.natsUrl });
-    const admin = natsEngineAdmin(nc, n.cluster, 10_000);
+    // Admin calls go to the subject of the current lease epoch (a deposed leader never answers them).
+    const directory = await LeaderDirectory.open(nc, n.cluster);
+    const admin = natsEngineAdmin(nc, n.cluster, 10_000, directory);
     return {
       kind,
       title: kind === 'cluster' ? 'cluster: engine + projector + 2 gateways (processes)' : 'cluster as (3) + 1 hot standby engine',
@@ -95,6 +98,7 @@ export async function startSetup(kind: SetupKind, options: SetupOptions): Promis
       metrics: () => Promise.all(cluster.gatewayUrls.map((u) => fetchText(`${u}/metrics`))),
       leaderStats: () => admin.stats(),
       stop: async () => {
+        directory.close();
         await nc.close();
         await cluster.stop();
         const stall = cluster.engine.output.split('\n').find((l) => l.includes('longest stall while leading'));

@@ -22,6 +22,9 @@ function histogramCount(text: string, name: string): number {
   return Number(m[1]);
 }
 
+/** Admin calls go to the subject of the leader's lease epoch. */
+const leaderOf = (C: TestCluster) => ({ epoch: C.engine.takeovers.at(-1)?.epoch });
+
 describe('cluster command path timing', { skip }, () => {
   let C: TestCluster;
   before(async () => {
@@ -47,7 +50,7 @@ describe('cluster command path timing', { skip }, () => {
   test("the engine leader's stats over NATS match its sequencer", async () => {
     const nc = await connect({ servers: NATS_TEST_URL });
     try {
-      const stats = await natsEngineAdmin(nc, C.cluster, 10_000).stats();
+      const stats = await natsEngineAdmin(nc, C.cluster, 10_000, leaderOf(C)).stats();
       const own = C.engine.sequencer.stats;
       assert.equal(stats.seq, C.engine.engine.seq);
       assert.ok(stats.seq > 0, 'the demo seed and the test above applied commands');
@@ -64,7 +67,7 @@ describe('cluster command path timing', { skip }, () => {
     const nc = await connect({ servers: NATS_TEST_URL });
     try {
       let cluster = C.cluster;
-      const mirror = new LeaderStatsMirror(() => natsEngineAdmin(nc, cluster, 2_000).stats(), pino({ level: 'silent' }));
+      const mirror = new LeaderStatsMirror(() => natsEngineAdmin(nc, cluster, 2_000, leaderOf(C)).stats(), pino({ level: 'silent' }));
       await mirror.refresh();
       const own = C.engine.sequencer.stats;
       assert.deepEqual(mirror.stats.commandsByKind, own.commandsByKind);
