@@ -75,8 +75,10 @@ describe('standby snapshots: two engines', { skip, timeout: 120_000 }, () => {
       assert.ok(list.some((s) => s.writer === standbyLabel), JSON.stringify(list));
     }, 20_000);
     assert.ok(stats.snapshotsLeftToStandby >= 3, `left to the standby: ${stats.snapshotsLeftToStandby}`);
-    // At most the first due one, before the standby's first snapshot landed, is the leader's own.
-    assert.ok(stats.snapshotsSaved - savedBefore <= 1, `the leader saved ${stats.snapshotsSaved - savedBefore}`);
+    // The leader saves its own only while no standby snapshot is fresh (the first due ones, or a standby slowed
+    // by a loaded machine): most are the standby's.
+    const saved = stats.snapshotsSaved - savedBefore;
+    assert.ok(saved < stats.snapshotsLeftToStandby, `the leader saved ${saved}, left ${stats.snapshotsLeftToStandby} to the standby`);
 
     const newest = (await store.list()).at(-1);
     assert.ok(newest && newest.writer === standbyLabel, `newest: ${JSON.stringify(newest)}`);
