@@ -12,17 +12,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pino from 'pino';
-import { orderIdPrefix } from '../src/domain/order-id.js';
 import { createEngine } from '../src/engine/engine.js';
 import type { Command } from '../src/engine/commands.js';
 import { FileSnapshotStore } from '../src/journal/file-snapshots.js';
 import { openThreadedSqliteJournal } from '../src/journal/threaded-sqlite-journal.js';
 import { Sequencer } from '../src/sequencer/sequencer.js';
 import { ThreadedSnapshotReplica } from '../src/sequencer/snapshot-replica.js';
-import { mulberry32 } from '../src/simulation/seeded-random.js';
-import { engineCommands, LEVERAGE, setupCommands } from './engine/runs.js';
-import { BASE_TS, generateWorkload, INSTRUMENTS, restingOrderAt } from './engine/workload.js';
+import { engineCommands, setupCommands } from './engine/runs.js';
+import { BASE_TS, generateWorkload } from './engine/workload.js';
 import { envInt } from './env-int.js';
+import { restingCommands, type SnapshotBenchRow } from './snapshot-workload.js';
 
 const RESTING = envInt('BENCH_RESTING', 150_000);
 const OPS = envInt('BENCH_OPS', 300_000);
@@ -32,33 +31,8 @@ const USERS = 1000;
 
 type Mode = 'inline' | 'replica';
 
-interface Row {
-  mode: Mode;
-  opsPerSec: number;
-  p50: number;
-  p99: number;
-  p999: number;
-  max: number;
-  loopMaxMs: number;
-  snapshots: number;
-  saved: number;
-  failures: number;
-}
+type Row = SnapshotBenchRow<Mode>;
 
-function restingCommands(): Command[] {
-  const rnd = mulberry32(99);
-  const prefix = orderIdPrefix(BASE_TS);
-  const out: Command[] = [];
-  let ts = BASE_TS + 5_000;
-  for (let i = 0; i < RESTING; i++) {
-    const s = restingOrderAt(i, rnd, USERS, prefix, 0x7000_0000);
-    out.push({
-      kind: 'order.place', ts: ts++, userId: s.user,
-      order: { id: s.id, instrument: INSTRUMENTS[s.inst].id, side: s.bid ? 'BUY' : 'SELL', type: 'LIMIT', timeInForce: 'GTC', leverage: LEVERAGE, quantity: s.qty, limitPrice: s.price },
-    });
-  }
-  return out;
-}
 
 async function run(mode: Mode, resting: Command[], mixed: Command[]): Promise<Row> {
   const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'perpx-snapshot-bench-'));
@@ -118,7 +92,7 @@ const fmt = (n: number, d = 1) => n.toLocaleString('en-US', { maximumFractionDig
 
 async function main(): Promise<void> {
   console.log(`snapshot bench: ${RESTING.toLocaleString('en-US')} resting orders, then ${OPS.toLocaleString('en-US')} mixed commands, a snapshot every ${EVERY.toLocaleString('en-US')} commands, ${INFLIGHT} per turn, node ${process.version}\n`);
-  const resting = restingCommands();
+  const resting = restingCommands(RESTING, USERS);
   const w = generateWorkload({ ops: OPS, seed: 20261122, users: USERS, tsStart: BASE_TS + 10_000_000, idBase: 0 });
   const mixed = engineCommands(w);
   const rows: Row[] = [];

@@ -14,7 +14,6 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import pino from 'pino';
-import { orderIdPrefix } from '../src/domain/order-id.js';
 import { createEngine } from '../src/engine/engine.js';
 import type { Command } from '../src/engine/commands.js';
 import { openJetStreamJournal } from '../src/journal/jetstream-journal.js';
@@ -23,11 +22,11 @@ import { openObjectStoreSnapshots } from '../src/journal/object-store-snapshots.
 import { Sequencer } from '../src/sequencer/sequencer.js';
 import { ThreadedSnapshotReplica } from '../src/sequencer/snapshot-replica.js';
 import { StandbyFirstReplica } from '../src/sequencer/standby-first-replica.js';
-import { mulberry32 } from '../src/simulation/seeded-random.js';
 import { deleteClusterStreams } from '../scripts/cluster/cluster-resources.js';
-import { engineCommands, LEVERAGE, setupCommands } from './engine/runs.js';
-import { BASE_TS, generateWorkload, INSTRUMENTS, restingOrderAt } from './engine/workload.js';
+import { engineCommands, setupCommands } from './engine/runs.js';
+import { BASE_TS, generateWorkload } from './engine/workload.js';
 import { envInt } from './env-int.js';
+import { restingCommands, type SnapshotBenchRow } from './snapshot-workload.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const RESTING = envInt('BENCH_RESTING', 50_000);
@@ -40,34 +39,10 @@ const USERS = 1000;
 
 type Mode = 'inline' | 'replica' | 'standby';
 
-interface Row {
-  mode: Mode;
-  opsPerSec: number;
-  p50: number;
-  p99: number;
-  p999: number;
-  max: number;
-  loopMaxMs: number;
-  snapshots: number;
-  saved: number;
-  failures: number;
+interface Row extends SnapshotBenchRow<Mode> {
   leftToStandby: number;
 }
 
-function restingCommands(): Command[] {
-  const rnd = mulberry32(99);
-  const prefix = orderIdPrefix(BASE_TS);
-  const out: Command[] = [];
-  let ts = BASE_TS + 5_000;
-  for (let i = 0; i < RESTING; i++) {
-    const s = restingOrderAt(i, rnd, USERS, prefix, 0x7000_0000);
-    out.push({
-      kind: 'order.place', ts: ts++, userId: s.user,
-      order: { id: s.id, instrument: INSTRUMENTS[s.inst].id, side: s.bid ? 'BUY' : 'SELL', type: 'LIMIT', timeInForce: 'GTC', leverage: LEVERAGE, quantity: s.qty, limitPrice: s.price },
-    });
-  }
-  return out;
-}
 
 /** The standby process, following the log from the start; resolves once it follows. */
 async function startStandby(cluster: string): Promise<ChildProcess> {
@@ -157,7 +132,7 @@ const LABELS: Record<Mode, string> = { inline: 'leader event loop (inline)', rep
 
 async function main(): Promise<void> {
   console.log(`standby snapshot bench (JetStream log, object store): ${RESTING.toLocaleString('en-US')} resting orders, then ${OPS.toLocaleString('en-US')} mixed commands, a snapshot every ${EVERY.toLocaleString('en-US')} commands, ${INFLIGHT} per turn, paced at ${RATE ? `${RATE.toLocaleString('en-US')} commands/s` : 'full speed'}, node ${process.version}\n`);
-  const resting = restingCommands();
+  const resting = restingCommands(RESTING, USERS);
   const w = generateWorkload({ ops: OPS, seed: 20261122, users: USERS, tsStart: BASE_TS + 10_000_000, idBase: 0 });
   const mixed = engineCommands(w);
   const nc = await connect({ servers: NATS_URL, name: 'bench standby-snapshot' });
