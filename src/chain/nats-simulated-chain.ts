@@ -57,12 +57,14 @@ export class NatsSimulatedChain extends SimulatedChain {
     return outcome;
   }
 
-  /** Puts the payout on the shared network (counting a resend as a second broadcast) and waits until final. */
+  /**
+   * Puts the payout on the shared network and waits until final. Every transaction another process sends for
+   * the same id is counted, even once final (it pays nothing more): the count is what proves "sent once".
+   */
   private async broadcast(transferId: string): Promise<WithdrawalOutcome> {
     for (;;) {
       const e = await this.kv.get(keyOf(transferId));
       const prior = e && e.operation === 'PUT' && e.length > 0 ? e.json<SimchainRecord>() : undefined;
-      if (prior && prior.finalAt <= Date.now()) return this.outcomeOf(transferId);
       const next: SimchainRecord = prior ? { ...prior, broadcasts: prior.broadcasts + 1 } : { broadcasts: 1, finalAt: Date.now() + this.opts.delayMs };
       try {
         if (prior && e) await this.kv.update(keyOf(transferId), JSON.stringify(next), e.revision);

@@ -144,12 +144,13 @@ test('the shared simulated chain: a new leader sees what the old one broadcast',
     }
     single.close();
     // Within one process a resend joins the pending one; from another process while pending it is a second
-    // transaction, counted (so the end-to-end test would see it); once final a resend pays nothing more.
-    const [x, y] = await Promise.all([newChain.sendWithdrawal(request('s-dup')), newChain.sendWithdrawal(request('s-dup')), oldChain.sendWithdrawal(request('s-dup'))]);
+    // transaction, counted (so the end-to-end test would see it), and so is one after it is final.
+    const [x, y, z] = await Promise.all([newChain.sendWithdrawal(request('s-dup')), newChain.sendWithdrawal(request('s-dup')), oldChain.sendWithdrawal(request('s-dup'))]);
     assert.deepEqual(x, y);
+    assert.deepEqual(z, x, 'the same outcome on the network');
     assert.equal((await newChain.record('s-dup'))?.broadcasts, 2, 'a cross-process resend while pending is counted');
-    await oldChain.sendWithdrawal(request('s-dup'));
-    assert.equal((await newChain.record('s-dup'))?.broadcasts, 2, 'final: a resend pays nothing more');
+    assert.deepEqual(await oldChain.sendWithdrawal(request('s-dup')), x, 'final: the same outcome at once');
+    assert.equal((await newChain.record('s-dup'))?.broadcasts, 3, 'and the resend is counted');
   } finally {
     oldChain.close();
     newChain.close();
