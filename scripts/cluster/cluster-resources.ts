@@ -11,7 +11,7 @@ import { clusterNames } from '../../src/journal/jetstream-names.js';
 /** The streams a cluster creates: the command log, the real-time history, the snapshots, the lease and engine board. */
 export function clusterStreams(cluster: string): string[] {
   const names = clusterNames(cluster);
-  return [names.commandStream, names.realtimeStream, names.snapshotStream, names.leaseStream, names.enginesStream, names.payoutStream];
+  return [names.commandStream, names.realtimeStream, names.snapshotStream, names.leaseStream, names.enginesStream, names.payoutStream, names.simchainStream];
 }
 
 /** Deletes the cluster's streams (those that exist); returns the names deleted. */

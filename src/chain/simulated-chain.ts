@@ -25,7 +25,7 @@ export class SimulatedChain implements ChainNetwork {
   readonly broadcasts = new Map<string, number>();
   private nonce = 0;
 
-  private readonly opts: SimulatedChainOptions;
+  protected readonly opts: SimulatedChainOptions;
 
   constructor(opts: SimulatedChainOptions) {
     this.opts = { ...opts };
@@ -38,7 +38,7 @@ export class SimulatedChain implements ChainNetwork {
     return createHash('sha256').update(`${this.opts.seed}:${key}`).digest().readUInt32BE(0) / 2 ** 32;
   }
 
-  private later(fn: () => void): void {
+  protected later(fn: () => void): void {
     const t = setTimeout(() => {
       this.timers.delete(t);
       fn();

@@ -82,6 +82,10 @@ export function rolePermissions(cluster: string, role: NatsRole): RolePermission
           `$JS.API.STREAM.CREATE.${names.payoutStream}`,
           `$KV.${names.payoutBucket}.>`,
           ...readStream(names.payoutStream),
+          // The simulated chain shared by the engines: a new leader looks up what the old one broadcast.
+          `$JS.API.STREAM.CREATE.${names.simchainStream}`,
+          `$KV.${names.simchainBucket}.>`,
+          ...readStream(names.simchainStream),
           // The broker raises its stream's limits to the history size; object store deletes purge one object's chunks.
           `$JS.API.STREAM.UPDATE.${realtimeStream}`,
           `$JS.API.STREAM.PURGE.${snapshotStream}`,

@@ -26,6 +26,9 @@ export interface ClusterNames {
   /** Payout records per withdrawal, shared by the engines (KV bucket and its stream). */
   payoutBucket: string;
   payoutStream: string;
+  /** The simulated chain's ledger of broadcast withdrawals, shared by the engine processes (KV bucket, stream). */
+  simchainBucket: string;
+  simchainStream: string;
   /** The request subject of the leader holding lease epoch `epoch` (under `submitSubject`). */
   leaderSubmitSubject: (epoch: number) => string;
   /** The stream behind that bucket (`OBJ_<bucket>`, the object store's naming), on subjects `$O.<bucket>.>`. */
@@ -60,6 +63,8 @@ export function clusterNames(cluster: string): ClusterNames {
     enginesStream: `KV_perpx-${cluster}-engines`,
     payoutBucket: `perpx-${cluster}-payouts`,
     payoutStream: `KV_perpx-${cluster}-payouts`,
+    simchainBucket: `perpx-${cluster}-simchain`,
+    simchainStream: `KV_perpx-${cluster}-simchain`,
     leaderSubmitSubject: (epoch) => `perpx.${cluster}.commands.submit.${epoch}`,
     snapshotStream: `OBJ_perpx-${cluster}-snapshots`,
     realtimeStream: `PERPX_${cluster}_REALTIME`,

@@ -8,6 +8,7 @@
  * with a password, the projector with a .creds file (NATS_CREDS).
  */
 import { NatsPayoutLedger } from '../../src/chain/nats-payout-ledger.js';
+import { NatsSimulatedChain } from '../../src/chain/nats-simulated-chain.js';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -101,6 +102,11 @@ test('each role works as its user; the gateway and projector cannot change the c
     assert.equal(await payouts.claim('perm-w1', 1), true);
     await payouts.recordOutcome('perm-w1', { confirmed: true, txHash: '0x1' });
     assert.equal((await payouts.get('perm-w1'))?.outcome?.txHash, '0x1');
+    // The shared simulated chain: the engine broadcasts a withdrawal and looks it up.
+    const simchain = await NatsSimulatedChain.open(engineNc, cluster, { delayMs: 0, failureRate: 0, seed: 'perm' });
+    assert.equal((await simchain.sendWithdrawal({ transferId: 'perm-w1', userId: 1, amount: 1n, recipient: '0x' })).confirmed, true);
+    assert.equal((await simchain.record('perm-w1'))?.broadcasts, 1);
+    simchain.close();
     const leader = sequencerOn(journal, { snapshots });
     for (const c of [...setupCommands(), ...tradingCommands(0)]) await leader.submit(c);
     await leader.snapshotNow();
@@ -200,6 +206,7 @@ test('each role works as its user; the gateway and projector cannot change the c
     directory.close();
     await status.close();
     await lease.release();
+    await refused('simulated chain broadcast by the projector', async () => (await NatsSimulatedChain.open(await connectAs('projector'), cluster, { delayMs: 0, failureRate: 0, seed: 'perm' })).lookupWithdrawal('perm-w1'));
     await refused('payout claim by the projector', async () => (await NatsPayoutLedger.open(await connectAs('projector'), cluster)).claim('perm-w2', 1));
 
     // Projector: follows from a snapshot; may not send commands nor append.

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { ChainBridge } from '../../src/chain/chain-bridge.js';
 import { NatsPayoutLedger } from '../../src/chain/nats-payout-ledger.js';
 import { payOnce, type PayoutGuard } from '../../src/chain/pay-once.js';
+import { NatsSimulatedChain } from '../../src/chain/nats-simulated-chain.js';
 import { SimulatedChain } from '../../src/chain/simulated-chain.js';
 import type { WithdrawalRequest } from '../../src/chain/ports.js';
 import { dropCluster, freshCluster, natsConnection } from '../journal/jetstream-helpers.js';
@@ -117,6 +118,42 @@ test('two leaders\' chain bridges settle each in-flight withdrawal once', { skip
     await Promise.all([oldBridge.stop(), newBridge.stop()]);
   } finally {
     chain.close();
+    await dropCluster(nc, cluster).catch(() => {});
+  }
+});
+
+test('the shared simulated chain: a new leader sees what the old one broadcast', { skip, timeout: 30_000 }, async () => {
+  const nc = await natsConnection();
+  const cluster = freshCluster();
+  const opts = { delayMs: 300, failureRate: 0.5, seed: 'shared' };
+  const [oldChain, newChain] = [await NatsSimulatedChain.open(nc, cluster, opts), await NatsSimulatedChain.open(nc, cluster, opts)];
+  try {
+    const ids = Array.from({ length: 6 }, (_, i) => `s-${i}`);
+    // The old leader broadcasts and "dies": its promises are dropped, the network finalizes them anyway.
+    for (const id of ids) void oldChain.sendWithdrawal(request(id));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(await newChain.lookupWithdrawal('s-unknown'), undefined);
+    for (const id of ids) assert.equal(await newChain.lookupWithdrawal(id), 'pending', `${id} pending on the shared network`);
+    await new Promise((r) => setTimeout(r, 400));
+    const single = new SimulatedChain(opts);
+    for (const id of ids) {
+      const seen = await newChain.lookupWithdrawal(id);
+      assert.ok(seen !== 'pending' && seen !== undefined, `${id} final`);
+      assert.equal(seen.confirmed, !single.willFail(id), `${id}: the same seeded outcome as SimulatedChain`);
+      assert.equal((await newChain.record(id))?.broadcasts, 1);
+    }
+    single.close();
+    // Within one process a resend joins the pending one; from another process while pending it is a second
+    // transaction, counted (so the end-to-end test would see it), and so is one after it is final.
+    const [x, y, z] = await Promise.all([newChain.sendWithdrawal(request('s-dup')), newChain.sendWithdrawal(request('s-dup')), oldChain.sendWithdrawal(request('s-dup'))]);
+    assert.deepEqual(x, y);
+    assert.deepEqual(z, x, 'the same outcome on the network');
+    assert.equal((await newChain.record('s-dup'))?.broadcasts, 2, 'a cross-process resend while pending is counted');
+    assert.deepEqual(await oldChain.sendWithdrawal(request('s-dup')), x, 'final: the same outcome at once');
+    assert.equal((await newChain.record('s-dup'))?.broadcasts, 3, 'and the resend is counted');
+  } finally {
+    oldChain.close();
+    newChain.close();
     await dropCluster(nc, cluster).catch(() => {});
   }
 });

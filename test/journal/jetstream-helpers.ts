@@ -24,11 +24,11 @@ export function natsConnection(): Promise<NatsConnection> {
 
 export const freshCluster = (): string => `test_${randomBytes(6).toString('hex')}`;
 
-/** Deletes a test cluster's command stream, snapshot and payout buckets (missing ones are fine). */
+/** Deletes a test cluster's command stream, snapshot, payout and simchain buckets (missing ones are fine). */
 export async function dropCluster(nc: NatsConnection, cluster: string): Promise<void> {
   const jsm = await jetstreamManager(nc);
   const names = clusterNames(cluster);
-  for (const stream of [names.commandStream, `OBJ_${names.snapshotBucket}`, names.payoutStream]) await jsm.streams.delete(stream).catch(() => undefined);
+  for (const stream of [names.commandStream, `OBJ_${names.snapshotBucket}`, names.payoutStream, names.simchainStream]) await jsm.streams.delete(stream).catch(() => undefined);
 }
 
 /** A well-formed group message for commands from..to, published behind the journal's back. */

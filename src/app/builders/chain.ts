@@ -16,9 +16,10 @@ export interface Chain {
 
 export function buildChain(
   config: Pick<ExchangeConfig, 'chainDelayMs' | 'chainFailureRate' | 'chainSeed'>,
-  deps: { engine: ExchangeEngine; submit: Submit; bus: Pick<EventBroker, 'subscribe'>; log: pino.Logger; payouts?: PayoutGuard },
+  deps: { engine: ExchangeEngine; submit: Submit; bus: Pick<EventBroker, 'subscribe'>; log: pino.Logger; payouts?: PayoutGuard; simulated?: SimulatedChain },
 ): Built<Chain> {
-  const simulated = new SimulatedChain({ delayMs: config.chainDelayMs, failureRate: config.chainFailureRate, seed: config.chainSeed });
+  // A cluster passes the network shared by its engines (NatsSimulatedChain); one process keeps its own.
+  const simulated = deps.simulated ?? new SimulatedChain({ delayMs: config.chainDelayMs, failureRate: config.chainFailureRate, seed: config.chainSeed });
   const bridge = new ChainBridge({ network: simulated, engine: deps.engine, submit: deps.submit, logger: deps.log.child({ module: 'chain' }), payouts: deps.payouts });
   deps.bus.subscribe('chain', bridge.onBatch);
   bridge.start();

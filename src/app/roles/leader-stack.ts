@@ -7,6 +7,7 @@
 import type pino from 'pino';
 import { serveAdmin } from '../../cluster/admin-transport.js';
 import { NatsPayoutLedger } from '../../chain/nats-payout-ledger.js';
+import { NatsSimulatedChain } from '../../chain/nats-simulated-chain.js';
 import { serveCommands } from '../../cluster/command-transport.js';
 import type { RequestLedger } from '../../cluster/request-ledger.js';
 import type { Engine } from '../../engine/engine.js';
@@ -86,7 +87,11 @@ export async function startLeaderStack(config: ExchangeConfig, engine: Engine, o
       ledger: await NatsPayoutLedger.open(nc, config.nats.cluster, { replicas: config.nats.streamReplicas }), epoch: o.epoch,
       stillLeading: o.stillLeading ?? (async () => true), claimTimeoutMs: 2 * config.nats.leaderLeaseTtlMs, pollMs: 200,
     };
-    const chain = shutdown.add('chain', buildChain(config, { engine, submit, bus, log, payouts }));
+    // The simulated network is shared by the engines, so a new leader sees what the old one broadcast.
+    const simulated = await NatsSimulatedChain.open(nc, config.nats.cluster, {
+      delayMs: config.chainDelayMs, failureRate: config.chainFailureRate, seed: config.chainSeed, replicas: config.nats.streamReplicas,
+    });
+    const chain = shutdown.add('chain', buildChain(config, { engine, submit, bus, log, payouts, simulated }));
     const demo = shutdown.add('demo', await buildDemo(config, { dataDir, engine, submit, users: auth.auth, log }));
     shutdown.add('feeds', buildFeeds(config, { engine, submit, log }));
     // Commands from the gateways: taken only once everything above runs; stopped first, before the sequencer.
