@@ -10,6 +10,7 @@ import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import pino from 'pino';
 import type { EngineSnapshot, ExchangeEngine } from '../engine/api.js';
+import type { CommandResult } from '../engine/records.js';
 import { followCommandStream, readCommandTail } from '../journal/jetstream-journal.js';
 import { clusterNames } from '../journal/jetstream-names.js';
 import type { JournalEntry, SnapshotStore } from '../journal/ports.js';
@@ -17,7 +18,6 @@ import type { EventBroker } from '../sequencer/ports.js';
 import { applyJournalEntry, restoreNewestVerified } from '../sequencer/recovery.js';
 import { FollowerTimeoutError } from './errors.js';
 import type { EngineFollower, ReadOnlyEngine } from './ports.js';
-import type { RequestLedger } from './request-ledger.js';
 
 export interface EngineFollowerOptions {
   /** Open connection; the caller closes it after the follower. */
@@ -31,12 +31,13 @@ export interface EngineFollowerOptions {
   restoreEngine: (snapshot: EngineSnapshot) => ExchangeEngine;
   /** Receives one batch per applied command (refusals too, with no events), in seq order. */
   bus?: Pick<EventBroker, 'publish'>;
-  /** Records the outcome of each command that carries a gateway request id (an engine standby's; issue 30). */
-  requests?: Pick<RequestLedger, 'recordApplied'>;
   /** Called once if the follower stops on a fault (a role exits on it rather than serve stale state). */
   onFailed?: (err: Error) => void;
-  /** Called after each command is applied, before the next (a standby's snapshot writer reads the engine here). */
-  onApplied?: (engine: ExchangeEngine, entry: JournalEntry) => void;
+  /**
+   * Called after each command is applied, before the next: a standby records the outcome in its request ledger
+   * and its snapshot writer reads the engine here.
+   */
+  onApplied?: (engine: ExchangeEngine, entry: JournalEntry, result: CommandResult) => void;
   /** Awaited before each command when it returns a promise: a slow consumer of `bus` holds the follower back. */
   pace?: () => Promise<void> | undefined;
   logger?: pino.Logger;
@@ -118,8 +119,7 @@ export class JetStreamEngineFollower implements EngineFollower {
         const held = this.options.pace?.();
         if (held) await held;
         const result = applyJournalEntry(this.live, entry);
-        if (entry.requestId !== undefined) this.options.requests?.recordApplied(entry.requestId, entry.seq, result);
-        this.options.onApplied?.(this.live, entry);
+        this.options.onApplied?.(this.live, entry, result);
         bus?.publish({ seq: entry.seq, ts: entry.command.ts, kind: entry.command.kind, events: result.events });
         this.release();
         if (++sinceYield >= YIELD_EVERY) {

@@ -12,6 +12,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { CommandResult } from '../engine/records.js';
+import type { JournalEntry } from '../journal/ports.js';
 import { encodeAnswer } from './command-wire.js';
 
 /** What a retry gets back: the command's reply and the seq a follower must reach to show it. */
@@ -45,9 +46,10 @@ export class RequestLedger {
     return this.answers.get(requestId);
   }
 
-  /** A command applied from the log. */
-  recordApplied(requestId: string, seq: number, result: CommandResult): void {
-    this.answers.set(requestId, encodeAnswer({ ok: true, ...outcomeOf(seq, result) }));
+  /** A command applied from the log (by a standby, or by a new leader catching up); one without an id is not kept. */
+  recordApplied(entry: Pick<JournalEntry, 'seq' | 'requestId'>, result: CommandResult): void {
+    if (entry.requestId === undefined) return;
+    this.answers.set(entry.requestId, encodeAnswer({ ok: true, ...outcomeOf(entry.seq, result) }));
   }
 
   /**

@@ -66,7 +66,7 @@ test('one leader: a request id resent, at once or later, gets one outcome and on
     const requests = new RequestLedger();
     const responder = serveCommands({ nc, cluster, sequencer: leader.sequencer, requests, logger: silentLogger });
     const standbyLedger = new RequestLedger();
-    const follower = await openEngineFollower({ nc, cluster, createEngine, restoreEngine, requests: standbyLedger, logger: silentLogger });
+    const follower = await openEngineFollower({ nc, cluster, createEngine, restoreEngine, onApplied: (_engine, entry, result) => standbyLedger.recordApplied(entry, result), logger: silentLogger });
     const subject = clusterNames(cluster).submitSubject;
     for (const c of setupCommands()) await leader.sequencer.submit(c);
 

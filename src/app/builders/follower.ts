@@ -10,6 +10,7 @@ import { openObjectStoreSnapshots } from '../../journal/object-store-snapshots.j
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { NatsConfig } from '../config.js';
 import { closingOnFailure, type Built } from '../shutdown-registry.js';
+import type { RequestLedger } from '../../cluster/request-ledger.js';
 import { StandbySnapshotWriter } from '../../cluster/standby-snapshots.js';
 
 export interface Following {
@@ -30,7 +31,12 @@ export interface WriteSnapshots {
 export async function buildFollower(
   config: { nats: Pick<NatsConfig, 'url' | 'cluster' | 'streamReplicas' | 'auth'> },
   name: string,
-  options: Pick<EngineFollowerOptions, 'bus' | 'pace' | 'snapshotAtOrBefore' | 'onFailed' | 'requests'> & { log: pino.Logger; writeSnapshots?: WriteSnapshots },
+  options: Pick<EngineFollowerOptions, 'bus' | 'pace' | 'snapshotAtOrBefore' | 'onFailed'> & {
+    log: pino.Logger;
+    writeSnapshots?: WriteSnapshots;
+    /** An engine standby's: the outcome of each command that carries a gateway request id (issue 30). */
+    requests?: Pick<RequestLedger, 'recordApplied'>;
+  },
 ): Promise<Built<Following>> {
   const nc = await connectNats(config.nats.url, name, config.nats.auth).catch((err: unknown) => {
     throw new Error(`NATS at ${config.nats.url} does not answer (${err instanceof Error ? err.message : String(err)})`, { cause: err });
@@ -46,8 +52,11 @@ export async function buildFollower(
   const follower = await closingOnFailure(connection, () => openEngineFollower({
     nc, cluster: config.nats.cluster, snapshots, createEngine, restoreEngine,
     bus: options.bus, pace: options.pace, snapshotAtOrBefore: options.snapshotAtOrBefore, onFailed: options.onFailed,
-    requests: options.requests, logger: options.log.child({ module: 'follower' }),
-    onApplied: snapshotWriter && ((engine, entry) => snapshotWriter.onApplied(engine, entry)),
+    logger: options.log.child({ module: 'follower' }),
+    onApplied: (engine, entry, result) => {
+      options.requests?.recordApplied(entry, result);
+      snapshotWriter?.onApplied(engine, entry);
+    },
   }));
   return {
     service: { follower, nc, snapshotWriter },

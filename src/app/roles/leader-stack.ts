@@ -64,7 +64,7 @@ export async function startLeaderStack(config: ExchangeConfig, engine: Engine, o
     // Whatever the follower had not applied yet (the old leader's last appends), then the fencing record.
     for await (const entry of journal.read(engine.seq)) {
       const result = applyJournalEntry(engine, entry);
-      if (entry.requestId !== undefined) o.requests.recordApplied(entry.requestId, entry.seq, result);
+      o.requests.recordApplied(entry, result);
     }
     if (engine.seq !== journal.lastSeq()) throw new Error(`engine at seq ${engine.seq} but the log ends at ${journal.lastSeq()}`);
     await journal.appendLeaderEpoch(o.epoch, o.leader);
