@@ -83,7 +83,7 @@ export async function startSetup(kind: SetupKind, options: SetupOptions): Promis
     const nc = await connect({ servers: o.natsUrl });
     // Admin calls go to the subject of the current lease epoch (a deposed leader never answers them).
     const directory = await LeaderDirectory.open(nc, n.cluster);
-    const admin = natsEngineAdmin(nc, n.cluster, 10_000, directory);
+    const admin = natsEngineAdmin(nc, n.cluster, directory, 10_000);
     return {
       kind,
       title: kind === 'cluster' ? 'cluster: engine + projector + 2 gateways (processes)' : 'cluster as (3) + 1 hot standby engine',

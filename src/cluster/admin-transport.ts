@@ -3,8 +3,8 @@
  * engine leader over NATS requests, since only the leader's sequencer can snapshot or give a durable checkpoint.
  * `stats` reads the leader's sequencer statistics (apply, JetStream append and ack latency), which no HTTP
  * server of the leader exposes (bench:cluster's per-hop breakdown).
- * Like commands (issue 30), a leader with a lease epoch answers only on that epoch's subjects, and a gateway
- * with a LeaderDirectory calls the current epoch's: a deposed (SIGSTOPped) leader never takes an admin call.
+ * Like commands (issue 30), a leader answers only on its lease epoch's subjects, and a gateway calls the epoch
+ * its LeaderDirectory names: a deposed (SIGSTOPped) leader never takes an admin call.
  */
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type pino from 'pino';
@@ -40,12 +40,12 @@ export function serveAdmin(options: {
   stats: () => { seq: number; stats: SequencerStats };
   logger: pino.Logger;
   /** The lease epoch it leads under: it answers on that epoch's subjects only (no shared queue group). */
-  epoch?: number;
+  epoch: number;
 }): { close(): void } {
   const names = clusterNames(options.cluster);
   const on = (call: 'snapshot' | 'checkpoint' | 'stats', run: () => Promise<unknown>): Subscription => options.nc.subscribe(
     names.adminSubject(call, options.epoch),
-    { ...(options.epoch === undefined ? { queue: 'perpx-engine-leader' } : {}), callback: (e, msg) => e ? options.logger.error({ err: e }, 'admin subscription failed') : answer(msg, run) },
+    { callback: (e, msg) => e ? options.logger.error({ err: e }, 'admin subscription failed') : answer(msg, run) },
   );
   const answer = (msg: Msg, run: () => Promise<unknown>): void => {
     run().then(
@@ -76,15 +76,17 @@ function leaderStats({ seq, stats }: { seq: number; stats: SequencerStats }): Le
 }
 
 /**
- * Gateway side. Snapshots of a large engine take a while: the wait is generous. With `leader` (a
- * LeaderDirectory), each call goes to the subject of the epoch it names at that moment.
+ * Gateway side: each call goes to the subject of the epoch `leader` (a LeaderDirectory) names at that moment.
+ * Snapshots of a large engine take a while: the wait is generous.
  */
 export function natsEngineAdmin(
-  nc: NatsConnection, cluster: string, timeoutMs = 60_000, leader?: { readonly epoch: number | undefined },
+  nc: NatsConnection, cluster: string, leader: { readonly epoch: number | undefined }, timeoutMs = 60_000,
 ): EngineAdmin & { stats(): Promise<LeaderStats> } {
   const names = clusterNames(cluster);
   const call = async (which: 'snapshot' | 'checkpoint' | 'stats'): Promise<unknown> => {
-    const subject = names.adminSubject(which, leader?.epoch);
+    const epoch = leader.epoch;
+    if (epoch === undefined) throw new LeaderUnavailableError('no engine leads the cluster: its lease is free', 'not-applied');
+    const subject = names.adminSubject(which, epoch);
     let reply: Msg;
     try {
       reply = await nc.request(subject, new Uint8Array(0), { timeout: timeoutMs });

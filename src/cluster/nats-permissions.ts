@@ -57,8 +57,8 @@ function readStream(stream: string, deletesConsumers = false): string[] {
 export function rolePermissions(cluster: string, role: NatsRole): RolePermissions {
   const names = clusterNames(cluster);
   const { realtimeStream, snapshotStream, revocationSubject: revocations, realtimeSubjectPrefix: realtime } = names;
-  // Each call on its own subject and on the per-epoch ones under it (issue 30: only the current leader answers).
-  const admin = (['snapshot', 'checkpoint', 'stats'] as const).flatMap((c) => [names.adminSubject(c), `${names.adminSubject(c)}.*`]);
+  // Each call on its per-epoch subjects (issue 30: only the current leader answers).
+  const admin = (['snapshot', 'checkpoint', 'stats'] as const).map((c) => names.adminSubject(c, '*'));
   // `$JS.API.INFO`: the client's JetStream check when it opens a manager.
   const followLog = ['$JS.API.INFO', ...readStream(names.commandStream), ...readStream(snapshotStream)];
   switch (role) {

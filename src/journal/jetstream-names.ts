@@ -39,9 +39,11 @@ export interface ClusterNames {
   realtimeSubjectPrefix: string;
   /** Core NATS subject of session revocations, heard by every gateway. */
   revocationSubject: string;
-  /** Core NATS request subjects of the operator's engine calls (snapshot, checkpoint, stats), answered by the leader. */
-  /** An admin call's subject; with `epoch`, the one the leader of that lease epoch answers (under it). */
-  adminSubject: (call: 'snapshot' | 'checkpoint' | 'stats', epoch?: number) => string;
+  /**
+   * Core NATS request subject of an operator's engine call (snapshot, checkpoint, stats), answered only by the
+   * leader of that lease epoch; `'*'` is the pattern the permissions grant.
+   */
+  adminSubject: (call: 'snapshot' | 'checkpoint' | 'stats', epoch: number | '*') => string;
 }
 
 /** Stream and bucket names allow letters, digits, `_` and `-` only. */
@@ -70,6 +72,6 @@ export function clusterNames(cluster: string): ClusterNames {
     realtimeStream: `PERPX_${cluster}_REALTIME`,
     realtimeSubjectPrefix: `perpx.${cluster}.rt`,
     revocationSubject: `perpx.${cluster}.sessions.revoked`,
-    adminSubject: (call, epoch) => `perpx.${cluster}.admin.${call}${epoch === undefined ? '' : `.${epoch}`}`,
+    adminSubject: (call, epoch) => `perpx.${cluster}.admin.${call}.${epoch}`,
   };
 }

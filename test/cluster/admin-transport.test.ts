@@ -35,7 +35,7 @@ test('admin calls reach the leader of the current epoch only', { skip, timeout: 
     ];
     await nc.flush();
     const directory = { epoch: 9 as number | undefined };
-    const gateway = natsEngineAdmin(nc, cluster, 2_000, directory);
+    const gateway = natsEngineAdmin(nc, cluster, directory, 2_000);
     for (let i = 0; i < 20; i++) assert.equal((await gateway.checkpoint()).stateHash, 'current');
     assert.equal(await gateway.snapshotNow(), 20);
     assert.equal((await gateway.stats()).seq, 20, 'stats come from the current leader');
@@ -44,7 +44,12 @@ test('admin calls reach the leader of the current epoch only', { skip, timeout: 
 
     // A newer epoch nobody serves yet: the call fails as unavailable instead of reaching an older leader.
     directory.epoch = 10;
-    await assert.rejects(natsEngineAdmin(nc, cluster, 500, directory).checkpoint(), LeaderUnavailableError);
+    await assert.rejects(natsEngineAdmin(nc, cluster, directory, 500).checkpoint(), LeaderUnavailableError);
+    assert.equal(old.calls + current.calls, 21);
+
+    // No leader at all (the lease is free): refused at once as not applied, nothing sent.
+    directory.epoch = undefined;
+    await assert.rejects(gateway.snapshotNow(), (err) => err instanceof LeaderUnavailableError && err.outcome === 'not-applied');
     assert.equal(old.calls + current.calls, 21);
     servers.forEach((s) => s.close());
   } finally {

@@ -50,7 +50,7 @@ describe('cluster command path timing', { skip }, () => {
   test("the engine leader's stats over NATS match its sequencer", async () => {
     const nc = await connect({ servers: NATS_TEST_URL });
     try {
-      const stats = await natsEngineAdmin(nc, C.cluster, 10_000, leaderOf(C)).stats();
+      const stats = await natsEngineAdmin(nc, C.cluster, leaderOf(C), 10_000).stats();
       const own = C.engine.sequencer.stats;
       assert.equal(stats.seq, C.engine.engine.seq);
       assert.ok(stats.seq > 0, 'the demo seed and the test above applied commands');
@@ -67,7 +67,7 @@ describe('cluster command path timing', { skip }, () => {
     const nc = await connect({ servers: NATS_TEST_URL });
     try {
       let cluster = C.cluster;
-      const mirror = new LeaderStatsMirror(() => natsEngineAdmin(nc, cluster, 2_000, leaderOf(C)).stats(), pino({ level: 'silent' }));
+      const mirror = new LeaderStatsMirror(() => natsEngineAdmin(nc, cluster, leaderOf(C), 2_000).stats(), pino({ level: 'silent' }));
       await mirror.refresh();
       const own = C.engine.sequencer.stats;
       assert.deepEqual(mirror.stats.commandsByKind, own.commandsByKind);

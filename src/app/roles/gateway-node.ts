@@ -90,8 +90,8 @@ export async function startGatewayNode(base: ExchangeConfig, options: StartOptio
       engine: follower.engine, auth: auth.auth, checkConnectToken: (token) => auth.marketData.check(token),
       instrumentStats: (id) => readModel.statistics.instrumentStats(id), publishChannels: false, log,
     }));
-    const admin = natsEngineAdmin(nc, config.nats.cluster, undefined, directory);
-    const leaderStatsCall = natsEngineAdmin(nc, config.nats.cluster, LEADER_STATS_WAIT_MS, directory);
+    const admin = natsEngineAdmin(nc, config.nats.cluster, directory);
+    const leaderStatsCall = natsEngineAdmin(nc, config.nats.cluster, directory, LEADER_STATS_WAIT_MS);
     const leaderStats = new LeaderStatsMirror(() => leaderStatsCall.stats(), log);
     const engines = new EngineStatusBoard(nc, config.nats.cluster, () => directory.holder(), () => follower.seq);
     shutdown.add('engine status board', { service: engines, stop: () => engines.close() });
