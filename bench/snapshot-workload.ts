@@ -1,6 +1,8 @@
-/** What bench:snapshot and bench:standby-snapshot share: the preload of resting orders and a result row. */
+/** What bench:snapshot and bench:standby-snapshot share: the preload of resting orders, the submit loop and a result row. */
+import { performance } from 'node:perf_hooks';
 import { orderIdPrefix } from '../src/domain/order-id.js';
 import type { Command } from '../src/engine/commands.js';
+import type { Sequencer } from '../src/sequencer/sequencer.js';
 import { mulberry32 } from '../src/simulation/seeded-random.js';
 import { LEVERAGE } from './engine/runs.js';
 import { BASE_TS, INSTRUMENTS, restingOrderAt } from './engine/workload.js';
@@ -33,4 +35,31 @@ export function restingCommands(count: number, users: number): Command[] {
     });
   }
   return out;
+}
+
+/**
+ * Submits `cmds` `inflight` per turn, setting the sequencer's clock to each command's ts; with `rate` > 0 a turn
+ * waits until its place in the schedule. `lat` receives each command's acknowledgement latency (ms).
+ */
+export async function submitInTurns(
+  seq: Pick<Sequencer, 'submit'>, setNow: (ts: number) => void, cmds: Command[], inflight: number,
+  options: { lat?: Float64Array; rate?: number } = {},
+): Promise<void> {
+  const { lat, rate = 0 } = options;
+  const began = performance.now();
+  for (let start = 0; start < cmds.length; start += inflight) {
+    const ahead = rate > 0 ? (start * 1000) / rate - (performance.now() - began) : 0;
+    if (ahead > 1) await new Promise((r) => setTimeout(r, ahead));
+    const end = Math.min(cmds.length, start + inflight);
+    const t0 = performance.now();
+    let last: Promise<unknown> | undefined;
+    for (let i = start; i < end; i++) {
+      const { ts, ...input } = cmds[i];
+      setNow(ts);
+      last = seq.submit(input as never);
+    }
+    await last;
+    // Acknowledgements come in seq order: the turn's last one stamps the whole turn.
+    if (lat) lat.fill(performance.now() - t0, start, end);
+  }
 }

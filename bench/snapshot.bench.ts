@@ -21,7 +21,7 @@ import { ThreadedSnapshotReplica } from '../src/sequencer/snapshot-replica.js';
 import { engineCommands, setupCommands } from './engine/runs.js';
 import { BASE_TS, generateWorkload } from './engine/workload.js';
 import { envInt } from './env-int.js';
-import { restingCommands, type SnapshotBenchRow } from './snapshot-workload.js';
+import { restingCommands, submitInTurns, type SnapshotBenchRow } from './snapshot-workload.js';
 
 const RESTING = envInt('BENCH_RESTING', 150_000);
 const OPS = envInt('BENCH_OPS', 300_000);
@@ -46,21 +46,7 @@ async function run(mode: Mode, resting: Command[], mixed: Command[]): Promise<Ro
     engine: createEngine(), journal, snapshots, replica, snapshotEveryCommands: EVERY, snapshotOnStop: false,
     clock: () => now, logger: pino({ level: 'silent' }),
   });
-  const submitAll = async (cmds: Command[], lat?: Float64Array): Promise<void> => {
-    for (let start = 0; start < cmds.length; start += INFLIGHT) {
-      const end = Math.min(cmds.length, start + INFLIGHT);
-      const t0 = performance.now();
-      let last: Promise<unknown> | undefined;
-      for (let i = start; i < end; i++) {
-        const { ts, ...input } = cmds[i];
-        now = ts;
-        last = seq.submit(input as never);
-      }
-      await last;
-      // Acknowledgements come in seq order: the turn's last one stamps the whole turn.
-      if (lat) lat.fill(performance.now() - t0, start, end);
-    }
-  };
+  const submitAll = (cmds: Command[], lat?: Float64Array) => submitInTurns(seq, (ts) => { now = ts; }, cmds, INFLIGHT, { lat });
   await submitAll(setupCommands(USERS));
   await submitAll(resting);
 

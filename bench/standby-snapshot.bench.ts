@@ -26,7 +26,7 @@ import { deleteClusterStreams } from '../scripts/cluster/cluster-resources.js';
 import { engineCommands, setupCommands } from './engine/runs.js';
 import { BASE_TS, generateWorkload } from './engine/workload.js';
 import { envInt } from './env-int.js';
-import { restingCommands, type SnapshotBenchRow } from './snapshot-workload.js';
+import { restingCommands, submitInTurns, type SnapshotBenchRow } from './snapshot-workload.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const RESTING = envInt('BENCH_RESTING', 50_000);
@@ -76,24 +76,7 @@ async function run(nc: NatsConnection, mode: Mode, resting: Command[], mixed: Co
     engine: createEngine(), journal, snapshots, replica, snapshotEveryCommands: EVERY, snapshotOnStop: false,
     clock: () => now, logger: pino({ level: 'silent' }),
   });
-  const submitAll = async (cmds: Command[], lat?: Float64Array, rate = 0): Promise<void> => {
-    const began = performance.now();
-    for (let start = 0; start < cmds.length; start += INFLIGHT) {
-      const ahead = rate > 0 ? (start * 1000) / rate - (performance.now() - began) : 0;
-      if (ahead > 1) await new Promise((r) => setTimeout(r, ahead));
-      const end = Math.min(cmds.length, start + INFLIGHT);
-      const t0 = performance.now();
-      let last: Promise<unknown> | undefined;
-      for (let i = start; i < end; i++) {
-        const { ts, ...input } = cmds[i];
-        now = ts;
-        last = seq.submit(input as never);
-      }
-      await last;
-      // Acknowledgements come in seq order: the turn's last one stamps the whole turn.
-      if (lat) lat.fill(performance.now() - t0, start, end);
-    }
-  };
+  const submitAll = (cmds: Command[], lat?: Float64Array, rate = 0) => submitInTurns(seq, (ts) => { now = ts; }, cmds, INFLIGHT, { lat, rate });
   await submitAll(setupCommands(USERS));
   await submitAll(resting);
   // Every mode pauses the same before the measured phase: the standby catches up with the preload, as it is at any steady state.

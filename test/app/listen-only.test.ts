@@ -1,6 +1,6 @@
 // A bot that only listens: it subscribes to its order and fill channels once, with ACCESS_TOKEN_TTL_SEC=5, and
 // never refreshes (the public client's getData keeps handing out the token it has). Another session of the same
-// wallet trades, against another user, for 60 s (SLOW=1: 10 minutes): the subscription, authorized once, lives
+// wallet trades, against another user, for 20 s, four token lifetimes (SLOW=1: 10 minutes): the subscription, authorized once, lives
 // while its session does, so the events the listener received equal the read model's history of that user.
 // Then a connect with the listener's long-expired token answers 109 and the client connects with a new one, and
 // logging the listener's session out ends its subscriptions (2000 "session ended").
@@ -12,7 +12,7 @@ import WebSocket from 'ws';
 import { ALL_TIME, Bot, eventually, http, ok, sleep, startTestExchange, type TestExchange } from './client.js';
 
 const TTL_SEC = 5;
-const RUN_MS = process.env.SLOW === '1' ? 600_000 : 60_000;
+const RUN_MS = process.env.SLOW === '1' ? 600_000 : 20_000;
 const PRICE = 100000;
 
 interface OrderEvent { id: string; status: string }

@@ -16,7 +16,8 @@ import { buildRequest, operationsOf, type FuzzRequest, type Operation } from './
 import { Rng } from './values.js';
 import { startWorld, type World } from './world.js';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 12_000);
+// 8,000 in the suite (each operation still reached 10 times); SLOW=1 sends 30,000.
+const RUNS = Number(process.env.FUZZ_RUNS ?? (process.env.SLOW === '1' ? 30_000 : 8_000));
 const SEED = Number(process.env.FUZZ_SEED ?? 20261128);
 /** Reached-the-handler minimum per operation, scaled down for short runs. */
 const MIN_REACHED = Math.max(1, Math.min(10, Math.floor(RUNS / 500)));
