@@ -8,9 +8,8 @@ import { isRevisionConflict } from '../cluster/leader-lease.js';
 import { clusterNames } from '../journal/jetstream-names.js';
 import type { PayoutLedger, PayoutRecord } from './payout-ledger.js';
 import type { WithdrawalOutcome } from './ports.js';
+import { transferEntry, transferKey as keyOf } from './transfer-kv.js';
 
-/** KV keys allow [-/_=.a-zA-Z0-9]: transfer ids are stored base64url-encoded. */
-const keyOf = (transferId: string): string => Buffer.from(transferId, 'utf8').toString('base64url');
 
 type Stored = { epoch: number; claimedAt: number; outcome?: { confirmed: boolean; txHash: string; reason?: string } };
 
@@ -51,8 +50,7 @@ export class NatsPayoutLedger implements PayoutLedger {
   }
 
   async get(transferId: string): Promise<PayoutRecord | undefined> {
-    const e = await this.kv.get(keyOf(transferId));
-    if (!e || e.operation !== 'PUT' || e.length === 0) return undefined;
-    return { ...e.json<Stored>(), revision: e.revision };
+    const e = await transferEntry(this.kv, transferId);
+    return e && { ...e.json<Stored>(), revision: e.revision };
   }
 }

@@ -12,9 +12,8 @@ import { isRevisionConflict } from '../cluster/leader-lease.js';
 import { clusterNames } from '../journal/jetstream-names.js';
 import type { WithdrawalOutcome, WithdrawalRequest } from './ports.js';
 import { SimulatedChain, type SimulatedChainOptions } from './simulated-chain.js';
+import { transferEntry, transferKey as keyOf } from './transfer-kv.js';
 
-/** KV keys allow [-/_=.a-zA-Z0-9]: transfer ids are stored base64url-encoded (as in nats-payout-ledger.ts). */
-const keyOf = (transferId: string): string => Buffer.from(transferId, 'utf8').toString('base64url');
 
 /** One broadcast withdrawal on the shared network. */
 export interface SimchainRecord {
@@ -39,9 +38,7 @@ export class NatsSimulatedChain extends SimulatedChain {
 
   /** The shared record of a transfer id, if it was ever broadcast. */
   async record(transferId: string): Promise<SimchainRecord | undefined> {
-    const e = await this.kv.get(keyOf(transferId));
-    if (!e || e.operation !== 'PUT' || e.length === 0) return undefined;
-    return e.json<SimchainRecord>();
+    return (await transferEntry(this.kv, transferId))?.json<SimchainRecord>();
   }
 
   private outcomeOf(transferId: string): WithdrawalOutcome {
@@ -63,8 +60,8 @@ export class NatsSimulatedChain extends SimulatedChain {
    */
   private async broadcast(transferId: string): Promise<WithdrawalOutcome> {
     for (;;) {
-      const e = await this.kv.get(keyOf(transferId));
-      const prior = e && e.operation === 'PUT' && e.length > 0 ? e.json<SimchainRecord>() : undefined;
+      const e = await transferEntry(this.kv, transferId);
+      const prior = e?.json<SimchainRecord>();
       const next: SimchainRecord = prior ? { ...prior, broadcasts: prior.broadcasts + 1 } : { broadcasts: 1, finalAt: Date.now() + this.opts.delayMs };
       try {
         if (prior && e) await this.kv.update(keyOf(transferId), JSON.stringify(next), e.revision);

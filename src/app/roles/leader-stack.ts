@@ -51,7 +51,7 @@ export interface LeaderStackOptions {
   onFatal: (err: Error) => void;
   log: pino.Logger;
   /** Whether this process still holds the lease: asked right before a withdrawal is sent to the chain. */
-  stillLeading?: () => Promise<boolean>;
+  stillLeading: () => Promise<boolean>;
 }
 
 export async function startLeaderStack(config: ExchangeConfig, engine: Engine, o: LeaderStackOptions): Promise<LeaderStack> {
@@ -85,7 +85,7 @@ export async function startLeaderStack(config: ExchangeConfig, engine: Engine, o
     // Each withdrawal is sent to the chain once across takeovers (issue 30): claimed in the shared payout ledger.
     const payouts = {
       ledger: await NatsPayoutLedger.open(nc, config.nats.cluster, { replicas: config.nats.streamReplicas }), epoch: o.epoch,
-      stillLeading: o.stillLeading ?? (async () => true), claimTimeoutMs: 2 * config.nats.leaderLeaseTtlMs, pollMs: 200,
+      stillLeading: o.stillLeading, claimTimeoutMs: 2 * config.nats.leaderLeaseTtlMs, pollMs: 200,
     };
     // The simulated network is shared by the engines, so a new leader sees what the old one broadcast.
     const simulated = await NatsSimulatedChain.open(nc, config.nats.cluster, {
